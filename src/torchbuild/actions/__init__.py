@@ -1,0 +1,1 @@
+"""actions layer (see torchbuild/__init__.py)."""

@@ -1,0 +1,85 @@
+"""Command-line interface: ``torchbuild <command> ...``.
+
+Each command lives in its own module in this package with two functions:
+
+* ``register(subparsers) -> argparse.ArgumentParser`` adds the command's parser;
+* ``run(args: argparse.Namespace) -> int`` does the work and returns the exit code.
+
+A command that is not built yet is absent (DESIGN.md: never a stub).  The single
+error handler here turns :class:`torchbuild.errors.TorchbuildError` into
+``error: <message>`` on stderr and its exit code; a traceback is printed only with
+``TORCHBUILD_TRACEBACK=1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import traceback
+
+from .. import __version__
+from ..errors import TorchbuildError
+
+__all__ = ["main", "build_parser", "COMMANDS"]
+
+#: Command modules, in the order ``--help`` lists them.
+COMMANDS: list[str] = [
+    "doctor",
+    "plan",
+    "build",
+    "verify",
+    "diagnose",
+]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with exit code 2 and a one-line message naming the fix."""
+
+    def error(self, message: str) -> "typing.NoReturn":  # type: ignore[name-defined]  # noqa: F821
+        self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser with every command whose module exists."""
+    parser = _Parser(
+        prog="torchbuild",
+        description="Build PyTorch and its C++/CUDA extensions from source, correctly the first time.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("--version", action="version", version=f"torchbuild {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__name__}.{name}":
+                continue  # command not built yet: absent, never a stub
+            raise
+        p = module.register(sub)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``torchbuild`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except TorchbuildError as exc:
+        if os.environ.get("TORCHBUILD_TRACEBACK") == "1":
+            traceback.print_exc()
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

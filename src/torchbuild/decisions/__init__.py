@@ -1,0 +1,1 @@
+"""decisions layer (see torchbuild/__init__.py)."""

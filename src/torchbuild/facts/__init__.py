@@ -1,0 +1,1 @@
+"""facts layer (see torchbuild/__init__.py)."""
