@@ -1,0 +1,210 @@
+"""Turn SOURCE into a source tree on disk.
+
+SOURCE is one of:
+
+* a directory (``.``, ``/src/pytorch``, ``./vision``): used in place;
+* ``pytorch@<ref>``: ``git clone --recursive`` of github.com/pytorch/pytorch at ``ref``
+  into torchbuild's cache (network needed; a clear error where there is none);
+* a PyPI requirement (``torch-scatter==2.1.2``): the sdist, fetched with
+  ``pip download --no-binary :all: --no-deps --no-build-isolation`` (pip's own index
+  settings and mirrors apply) into ``<cache>/sdists`` and unpacked into
+  ``<cache>/sources/<name>-<version>``.  An unpacked tree is reused, so a failed
+  build resumes where it stopped.
+
+The cache is ``$TORCHBUILD_CACHE`` or ``~/.cache/torchbuild``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from ..errors import FetchError, SourceNotFoundError, UsageError
+from ..ui import echo_command
+
+__all__ = ["ResolvedSource", "cache_dir", "resolve_source", "looks_like_path"]
+
+PYTORCH_URL = "https://github.com/pytorch/pytorch"
+
+
+class UnknownPackageError(UsageError):
+    """A PyPI requirement names no package (or no sdist) the index has: bad input, exit 2."""
+
+
+@dataclass
+class ResolvedSource:
+    """Where the tree is (``path``) and how it got there (``origin``: ``"directory"``,
+    ``"pypi"``, ``"git"``), with the original ``spec`` and, for PyPI, the ``sdist`` file."""
+
+    path: Path
+    origin: str
+    spec: str
+    sdist: Path | None = None
+
+
+def cache_dir() -> Path:
+    """torchbuild's cache folder: ``$TORCHBUILD_CACHE`` or ``~/.cache/torchbuild``."""
+    env = os.environ.get("TORCHBUILD_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "torchbuild"
+
+
+def looks_like_path(spec: str) -> bool:
+    """True when ``spec`` is meant as a path (has a separator, starts with ``.``/``~``,
+    or exists)."""
+    return (os.sep in spec or "/" in spec or spec.startswith((".", "~")) or Path(spec).exists())
+
+
+def resolve_source(spec: str, *, python: str, cache: Path | None = None) -> ResolvedSource:
+    """Resolve SOURCE to a directory (fetching it when needed).
+
+    :param spec: the SOURCE argument.
+    :param python: the interpreter whose pip fetches sdists.
+    :param cache: cache folder (default :func:`cache_dir`).
+    :raises SourceNotFoundError: a path that does not exist (exit 2).
+    :raises UsageError: a path that is a file, or a spec that is neither a path nor a
+        requirement (exit 2); a PyPI name that does not exist (exit 2).
+    :raises FetchError: no network / the clone or download failed (exit 3).
+    """
+    cache = cache or cache_dir()
+    if spec.startswith("pytorch@"):
+        return _clone_pytorch(spec, spec.split("@", 1)[1], cache)
+    if looks_like_path(spec):
+        p = Path(spec).expanduser()
+        if not p.exists():
+            raise SourceNotFoundError(f"source {spec!r} does not exist.",
+                                      fix="give the path of a PyTorch checkout or an extension package, "
+                                          "a PyPI requirement such as torch-scatter==2.1.2, or pytorch@<ref>.")
+        if not p.is_dir():
+            raise UsageError(f"source {spec!r} is a file, not a source tree.",
+                             fix="give the directory that holds setup.py or pyproject.toml.")
+        return ResolvedSource(p.resolve(), "directory", spec)
+    try:
+        req = Requirement(spec)
+    except InvalidRequirement:
+        raise SourceNotFoundError(f"source {spec!r} is neither an existing directory nor a PyPI requirement.",
+                                  fix="give a path, a requirement such as torch-scatter==2.1.2, or pytorch@<ref>.") from None
+    return _fetch_sdist(req, spec, python=python, cache=cache)
+
+
+_NO_DIST = re.compile(r"No matching distribution found|Could not find a version that satisfies", re.I)
+_NET = re.compile(r"Failed to establish a new connection|Temporary failure in name resolution|Network is unreachable|"
+                  r"ConnectTimeout|Max retries exceeded|Could not fetch URL", re.I)
+
+
+def _fetch_sdist(req: Requirement, spec: str, *, python: str, cache: Path) -> ResolvedSource:
+    pin = next((s.version for s in req.specifier if s.operator in ("==", "===")), None)
+    sources = cache / "sources"
+    if pin and "*" not in pin:
+        existing = _find_unpacked(sources, req.name, pin)
+        if existing is not None:
+            return ResolvedSource(existing, "pypi", spec)
+    sdists = cache / "sdists"
+    sdists.mkdir(parents=True, exist_ok=True)
+    before = {p.name for p in sdists.iterdir()}
+    argv = [python, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--no-build-isolation",
+            "--disable-pip-version-check", "-d", str(sdists), str(req)]
+    echo_command(argv)
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"fetching {spec} from PyPI timed out after 900 s.", fix="check the network or the index, then retry.") from None
+    out = proc.stdout + proc.stderr
+    saved = re.findall(r"(?:Saved|File was already downloaded) (\S+)", out)
+    files = [Path(s) for s in saved] or [sdists / n for n in sorted({p.name for p in sdists.iterdir()} - before)]
+    files = [f if f.is_absolute() else (Path.cwd() / f) for f in files]
+    files = [f for f in files if f.exists() and _is_sdist(f)]
+    if not files:
+        if _NO_DIST.search(out):
+            raise UnknownPackageError(f"{spec!r}: the package index has no such package or version (with an sdist).",
+                                      fix="check the name and version on PyPI (pip index versions NAME), "
+                                          "or give a local directory.")
+        if _NET.search(out):
+            raise FetchError(f"cannot reach the package index to fetch {spec}.",
+                             fix="check the network or pip's index settings, or download the sdist and give its unpacked directory.")
+        tail = "\n".join(out.strip().splitlines()[-15:])
+        raise FetchError(f"pip could not fetch {spec} (exit {proc.returncode}):\n{tail}",
+                         fix="fix the problem pip names above, then retry.")
+    sdist = files[0]
+    path = _unpack(sdist, sources)
+    return ResolvedSource(path, "pypi", spec, sdist=sdist)
+
+
+def _is_sdist(p: Path) -> bool:
+    return p.name.endswith((".tar.gz", ".tgz", ".zip", ".tar.bz2", ".tar.xz"))
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _find_unpacked(sources: Path, name: str, version: str) -> Path | None:
+    if not sources.is_dir():
+        return None
+    want = f"{_norm(name)}-{version}"
+    for p in sources.iterdir():
+        if p.is_dir() and _norm(p.name.rsplit("-", 1)[0]) + "-" + p.name.rsplit("-", 1)[-1] == want \
+                and (p / ".torchbuild-unpacked").exists():
+            return p
+    return None
+
+
+def _unpack(sdist: Path, sources: Path) -> Path:
+    """Unpack ``sdist`` into ``sources/<top folder>``; reuse a complete earlier unpack."""
+    sources.mkdir(parents=True, exist_ok=True)
+    if sdist.name.endswith(".zip"):
+        with zipfile.ZipFile(sdist) as zf:
+            top = zf.namelist()[0].split("/")[0]
+            dest = sources / top
+            if not (dest / ".torchbuild-unpacked").exists():
+                for member in zf.namelist():
+                    target = (sources / member).resolve()
+                    if not str(target).startswith(str(sources.resolve())):
+                        raise FetchError(f"{sdist.name} holds a path outside its folder: {member}.", fix="do not build it.")
+                zf.extractall(sources)
+    else:
+        with tarfile.open(sdist) as tf:
+            names = tf.getnames()
+            top = names[0].split("/")[0]
+            dest = sources / top
+            if not (dest / ".torchbuild-unpacked").exists():
+                tf.extractall(sources, filter="data")
+    (dest / ".torchbuild-unpacked").write_text(str(sdist) + "\n", encoding="utf-8")
+    return dest.resolve()
+
+
+def _clone_pytorch(spec: str, ref: str, cache: Path) -> ResolvedSource:
+    if not ref or not re.fullmatch(r"[A-Za-z0-9._/\-]+", ref):
+        raise UsageError(f"{spec!r}: {ref!r} is not a git ref.", fix="write pytorch@v2.4.0, pytorch@main or pytorch@<sha>.")
+    dest = cache / "sources" / f"pytorch-{ref.replace('/', '_')}"
+    if (dest / ".git").exists():
+        return ResolvedSource(dest, "git", spec)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    argv = ["git", "clone", "--recursive", "--branch", ref, PYTORCH_URL, str(dest)]
+    if re.fullmatch(r"[0-9a-f]{7,40}", ref):
+        argv = ["git", "clone", "--recursive", PYTORCH_URL, str(dest)]
+    echo_command(argv)
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=7200)
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"cloning {PYTORCH_URL} timed out.", fix="retry, or clone by hand and give the directory.") from None
+    if proc.returncode != 0:
+        err = proc.stderr.strip().splitlines()
+        last = err[-1] if err else f"git exited {proc.returncode}"
+        if re.search(r"Could not resolve host|unable to access|Failed to connect|Connection timed out|Network is unreachable",
+                     proc.stderr):
+            raise FetchError(f"cannot clone {PYTORCH_URL}: the network is not reachable from here ({last}).",
+                             fix="clone it where there is network (git clone --recursive), copy it here and give the "
+                                 "directory, or set a mirror with git config url.<mirror>.insteadOf.")
+        raise FetchError(f"git clone of {PYTORCH_URL} at {ref} failed: {last}",
+                         fix="check the ref (a tag such as v2.4.0, a branch, or a commit), then retry.")
+    if re.fullmatch(r"[0-9a-f]{7,40}", ref):
+        subprocess.run(["git", "-C", str(dest), "checkout", ref], check=False, timeout=600)
+        subprocess.run(["git", "-C", str(dest), "submodule", "update", "--init", "--recursive"], check=False, timeout=7200)
+    return ResolvedSource(dest, "git", spec)

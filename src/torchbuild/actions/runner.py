@@ -1,0 +1,281 @@
+"""Run a build command: own process group, full unbuffered log, live progress.
+
+* The command runs in its own session/process group (``start_new_session``), so
+  Ctrl-C stops the whole tree of compilers (SIGINT to the group, then SIGTERM, then
+  SIGKILL after a grace period) and nothing is left running.
+* Every byte of output goes, unbuffered and unaltered, to the log file, which is
+  opened in append mode and never truncated.
+* Lines are parsed for progress: ninja's ``[N/M]`` status (``NINJA_STATUS`` default
+  ``"[%f/%t] "``; ninja manual, digest pytorch-build-facts.md §9), CMake's configure
+  lines, setuptools' ``building 'X' extension`` steps, pip's install lines.
+  On a terminal a rich progress bar shows phase, ``[N/M]``, rate and ETA; elsewhere
+  (CI) plain lines, at most one every few seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from ..errors import InterruptedBuildError, UsageError
+from ..ui import console, echo_command
+
+__all__ = ["ProgressTracker", "RunResult", "run_logged", "open_new_log"]
+
+NINJA_STATUS = re.compile(rb"^\[(\d+)/(\d+)\]\s*(.*)$")
+SETUPTOOLS_EXT = re.compile(rb"^building '([^']+)' extension")
+PHASES: list[tuple[re.Pattern[bytes], str]] = [
+    (re.compile(rb"^-- (The (C|CXX|CUDA) compiler identification|Configuring done|Build files have been written|Check for working)"), "configure"),
+    (re.compile(rb"^(Running|\+) cmake |cmake -G|cmake -S|^-- Configuring"), "configure"),
+    (re.compile(rb"^running build_ext|^building '"), "python extensions"),
+    (re.compile(rb"^(Installing collected packages|Successfully installed|running develop|Created wheel for|  Building editable)"), "install"),
+]
+
+
+@dataclass
+class ProgressTracker:
+    """Turns output lines into progress state (pure apart from the clock).
+
+    ``phase`` is the current phase name; ``done``/``total`` the last ninja ``[N/M]``;
+    ``steps`` the setuptools extensions started; ``rate`` edges per second over the
+    current ninja run; ``eta`` seconds or None.
+    """
+
+    phase: str = "start"
+    done: int = 0
+    total: int = 0
+    steps: list[str] = field(default_factory=list)
+    last_line: str = ""
+    _run_start: float = 0.0
+    _run_done0: int = 0
+    phase_times: dict[str, float] = field(default_factory=dict)
+    _phase_start: float = field(default_factory=time.monotonic)
+
+    def _set_phase(self, phase: str, now: float) -> None:
+        if phase != self.phase:
+            self.phase_times[self.phase] = self.phase_times.get(self.phase, 0.0) + now - self._phase_start
+            self.phase = phase
+            self._phase_start = now
+
+    def finish(self, now: float | None = None) -> None:
+        """Close the current phase's timing."""
+        now = time.monotonic() if now is None else now
+        self.phase_times[self.phase] = self.phase_times.get(self.phase, 0.0) + now - self._phase_start
+        self._phase_start = now
+
+    def feed(self, line: bytes, now: float | None = None) -> None:
+        """Update the state from one output line (bytes, without the newline)."""
+        now = time.monotonic() if now is None else now
+        stripped = line.strip()
+        if not stripped:
+            return
+        self.last_line = stripped[:200].decode("utf-8", "replace")
+        m = NINJA_STATUS.match(stripped)
+        if m:
+            done, total = int(m.group(1)), int(m.group(2))
+            if total != self.total or done < self.done:  # a new ninja run
+                self._run_start, self._run_done0 = now, max(done - 1, 0)
+            self.done, self.total = done, total
+            what = m.group(3)
+            self._set_phase("link" if what.startswith((b"Linking", b"Creating library")) else "compile", now)
+            return
+        m = SETUPTOOLS_EXT.match(stripped)
+        if m:
+            self.steps.append(m.group(1).decode("utf-8", "replace"))
+            self._set_phase("python extensions", now)
+            return
+        for pattern, phase in PHASES:
+            if pattern.search(stripped):
+                self._set_phase(phase, now)
+                return
+
+    @property
+    def rate(self) -> float | None:
+        """Ninja edges finished per second in the current run, or None."""
+        elapsed = time.monotonic() - self._run_start
+        n = self.done - self._run_done0
+        return n / elapsed if self.total and elapsed > 0 and n > 0 else None
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at the current rate, or None."""
+        r = self.rate
+        return (self.total - self.done) / r if r else None
+
+    def describe(self) -> str:
+        """One plain line: ``[compile] 120/3400 (3.5%) 2.1/s ETA 26m10s``."""
+        parts = [f"[{self.phase}]"]
+        if self.total and self.phase in ("compile", "link"):
+            parts.append(f"{self.done}/{self.total} ({100 * self.done / self.total:.1f}%)")
+            if self.rate:
+                parts.append(f"{self.rate:.1f}/s")
+            if self.eta is not None:
+                parts.append(f"ETA {_fmt_secs(self.eta)}")
+        elif self.steps and self.phase == "python extensions":
+            parts.append(f"step {len(self.steps)}: building '{self.steps[-1]}' extension")
+        return " ".join(parts)
+
+
+def _fmt_secs(s: float) -> str:
+    s = int(s)
+    return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
+@dataclass
+class RunResult:
+    """``returncode`` of the command, ``seconds`` it ran, the tracker's final state."""
+
+    returncode: int
+    seconds: float
+    tracker: ProgressTracker
+
+
+def open_new_log(directory: Path, stem: str) -> tuple[Path, BinaryIO]:
+    """Create a new log file ``<directory>/<stem>.log`` that did not exist before
+    (``-1``, ``-2``... appended on a clash): a log is never overwritten.
+
+    :returns: (path, binary file opened for append, unbuffered).
+    :raises UsageError: the directory cannot be created or written.
+    """
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create the log folder {directory}: {exc.strerror}.",
+                         fix="make the source tree writable, or copy it somewhere writable.") from exc
+    for i in range(1000):
+        path = directory / (f"{stem}.log" if i == 0 else f"{stem}-{i}.log")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise UsageError(f"cannot write the log {path}: {exc.strerror}.", fix="make the tree writable.") from exc
+        return path, os.fdopen(fd, "ab", buffering=0)
+    raise UsageError(f"too many logs named {stem} in {directory}.", fix="remove old logs.")
+
+
+def _stop_group(proc: subprocess.Popen[bytes], grace: float = 10.0) -> None:
+    """SIGINT the process group, then SIGTERM, then SIGKILL, waiting ``grace`` seconds each."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def run_logged(
+    argv: Sequence[str],
+    *,
+    cwd: str | Path,
+    env: Mapping[str, str],
+    log: BinaryIO,
+    tracker: ProgressTracker | None = None,
+    on_line: Callable[[bytes], None] | None = None,
+    live: bool | None = None,
+    env_diff: Mapping[str, str] | None = None,
+) -> RunResult:
+    """Run ``argv`` in its own process group, teeing output to ``log`` and progress.
+
+    :param argv: the command (an argument list; never a shell string).
+    :param cwd: working directory.
+    :param env: the complete environment for the command.
+    :param log: binary file (from :func:`open_new_log`); a header line with the command
+        is written, then every output byte.
+    :param tracker: progress state to update (a new one when None).
+    :param live: rich progress bar (True) or plain lines (False); default: whether
+        stderr is a terminal.
+    :param env_diff: the plan's variables, shown in the echoed command line.
+    :returns: the exit status, seconds, tracker.
+    :raises InterruptedBuildError: on Ctrl-C, after the process group is stopped.
+    :raises UsageError: the program does not exist.
+    """
+    tracker = tracker or ProgressTracker()
+    live = console.is_terminal if live is None else live
+    echo_command(argv, cwd=str(cwd), env_diff=env_diff)
+    log.write(f"\n+ {' '.join(argv)}\n".encode())
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            list(argv), cwd=str(cwd), env=dict(env), stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0, start_new_session=True,
+        )
+    except FileNotFoundError as exc:
+        raise UsageError(f"cannot run {argv[0]!r}: not found.", fix=f"install {Path(argv[0]).name} or put it on PATH.") from exc
+    assert proc.stdout is not None
+    progress: Progress | None = None
+    task = None
+    last_print = 0.0
+    last_desc = ""
+    if live:
+        progress = Progress(TextColumn("[bold]{task.fields[phase]}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[last]}"),
+                            console=console, transient=True)
+        progress.start()
+        task = progress.add_task("build", total=None, phase="start", last="")
+    buf = b""
+    try:
+        while True:
+            chunk = proc.stdout.read1(65536) if hasattr(proc.stdout, "read1") else proc.stdout.read(65536)  # type: ignore[union-attr]
+            if not chunk:
+                break
+            log.write(chunk)
+            buf += chunk
+            *lines, buf = re.split(rb"\r\n|\n|\r", buf)
+            if len(buf) > 1 << 20:  # a line of any length: keep memory bounded
+                lines.append(buf[:4096])
+                buf = b""
+            for line in lines:
+                tracker.feed(line)
+                if on_line:
+                    on_line(line)
+            now = time.monotonic()
+            if progress is not None and task is not None:
+                progress.update(task, phase=tracker.phase, completed=tracker.done,
+                                total=tracker.total or None, last=tracker.last_line[-60:])
+            elif now - last_print >= 5.0:
+                desc = tracker.describe()
+                if desc != last_desc:
+                    console.print(desc, markup=False, highlight=False)
+                    last_desc, last_print = desc, now
+        if buf:
+            tracker.feed(buf)
+        rc = proc.wait()
+    except KeyboardInterrupt:
+        if progress is not None:
+            progress.stop()
+        console.print("Interrupted: stopping the build's process group...", markup=False)
+        _stop_group(proc)
+        log.write(b"\n[torchbuild] interrupted by the user (Ctrl-C); process group stopped\n")
+        raise InterruptedBuildError(
+            "interrupted; the build's processes were stopped and the tree is kept as it is.",
+            fix="run the same torchbuild build command again to continue incrementally.") from None
+    finally:
+        if progress is not None:
+            progress.stop()
+        if proc.poll() is None:
+            _stop_group(proc, grace=2.0)
+    tracker.finish()
+    seconds = time.monotonic() - start
+    if not live and tracker.describe() != last_desc:
+        console.print(tracker.describe(), markup=False, highlight=False)
+    return RunResult(rc, seconds, tracker)
+
+
+def is_tty() -> bool:  # pragma: no cover - trivial
+    """Whether stderr is a terminal."""
+    return sys.stderr.isatty()

