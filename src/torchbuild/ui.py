@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 
-__all__ = ["console", "echo_command"]
+__all__ = ["console", "echo_command", "render_findings", "render_plan", "render_verify"]
 
 #: The console for people: stderr, colours only on a terminal.
 console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -30,3 +30,76 @@ def echo_command(argv: Sequence[str], *, cwd: str | None = None, env_diff: Mappi
     if cwd:
         line += f"   (in {cwd})"
     console.print(line, style="dim", markup=False)
+
+
+_SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "note": "cyan"}
+
+
+def render_findings(findings: Sequence[object], *, title: str = "doctor") -> None:
+    """Print doctor findings grouped by severity (errors first), each with its fix.
+
+    :param findings: objects with ``check``, ``severity`` (error/warning/note), ``message``,
+        ``fix`` attributes (:class:`torchbuild.decisions.doctor.Finding`).
+    """
+    order = {"error": 0, "warning": 1, "note": 2}
+    items = sorted(findings, key=lambda f: order.get(getattr(f, "severity", "note"), 3))
+    if not items:
+        console.print(f"{title}: no problems found", style="green")
+        return
+    counts = {s: sum(1 for f in items if getattr(f, "severity", "") == s) for s in order}
+    console.print(f"{title}: {counts['error']} error(s), {counts['warning']} warning(s), {counts['note']} note(s)",
+                  markup=False, style="bold")
+    for f in items:
+        sev = getattr(f, "severity", "note")
+        console.print(f"  {sev:<7} [{getattr(f, 'check', '?')}] ", style=_SEVERITY_STYLE.get(sev, ""), end="", markup=False)
+        console.print(str(getattr(f, "message", "")), markup=False)
+        fix = getattr(f, "fix", None)
+        if fix:
+            console.print(f"          fix: {fix}", markup=False, style="dim")
+
+
+def render_plan(plan: object, *, explain: bool = False) -> None:
+    """Print the resolved plan before any work (cibuildwheel's preamble pattern).
+
+    :param plan: a :class:`torchbuild.decisions.plan.Plan`.
+    :param explain: also say where each value came from.
+    """
+    p = plan  # duck-typed to keep ui free of imports from lower layers
+    console.print(f"plan for {p.source}  ({p.kind}, {p.frontend} front end, profile {p.profile})", style="bold", markup=False)
+    rows = [("mode", p.mode), ("build type", p.build_type), ("jobs", p.jobs), ("CUDA", p.cuda),
+            ("arch list", p.arch_list), ("compiler cache", p.cache), ("install", p.install)]
+    for label, s in rows:
+        value = ";".join(s.value) if isinstance(s.value, list) else ("on" if s.value is True else "off" if s.value is False else s.value)
+        line = f"  {label:<15} {value}"
+        if explain:
+            line += f"    <- {s.source}"
+        console.print(line, markup=False)
+    if p.env:
+        console.print("  environment:", markup=False)
+        for k, s in p.env.items():
+            console.print(f"    {k}={s.value}" + (f"    <- {s.source}" if explain else ""), markup=False)
+    console.print("  commands:", markup=False)
+    for c in p.commands:
+        console.print(f"    [{c.phase}] {shlex.join(c.argv)}", markup=False)
+    for d in p.reconfigure:
+        console.print(f"  reconfigure: {d.name} is {d.cached!r} in CMakeCache.txt, the plan says {d.planned!r}", style="yellow", markup=False)
+    for w in p.warnings:
+        console.print(f"  warning: {w}", style="yellow", markup=False)
+    for n in p.notes:
+        console.print(f"  note: {n}", style="cyan", markup=False)
+
+
+def render_verify(report: object) -> None:
+    """Print a verify report: one line per check (ok / FAILED), with the fix of failures.
+
+    :param report: :class:`torchbuild.actions.verify.VerifyReport` (``checks`` with ``id``,
+        ``ok``, ``message``, ``fix``).
+    """
+    checks = getattr(report, "checks", [])
+    console.print("verify:", style="bold", markup=False)
+    for c in checks:
+        ok = getattr(c, "ok", False)
+        console.print(f"  {'ok    ' if ok else 'FAILED'} [{getattr(c, 'id', '?')}] {getattr(c, 'message', '')}",
+                      style="green" if ok else "bold red", markup=False)
+        if not ok and getattr(c, "fix", None):
+            console.print(f"         fix: {c.fix}", style="dim", markup=False)

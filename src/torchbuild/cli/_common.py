@@ -1,0 +1,47 @@
+"""Options shared by ``plan`` and ``build`` (one definition, validated by argparse and
+by :func:`torchbuild.decisions.plan.make_plan`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..decisions.plan import BUILD_TYPES, CACHES, MODES, Intent
+
+__all__ = ["add_plan_options", "intent_from_args"]
+
+
+def add_plan_options(p: argparse.ArgumentParser) -> None:
+    """Add SOURCE and the plan options to parser ``p``."""
+    p.add_argument("source", nargs="?", default=".",
+                   help="a source directory (default: .), pytorch@<ref>, or a PyPI requirement such as torch-scatter==2.1.2")
+    p.add_argument("--profile", help="built-in (dev, debug, minimal-cpu, release) or from torchbuild.toml / [tool.torchbuild]")
+    p.add_argument("--profile-file", type=Path, help="read profiles from this torchbuild.toml")
+    p.add_argument("--mode", choices=MODES, help="develop (editable install), wheel, install, or libtorch (C++ only)")
+    p.add_argument("--build-type", choices=BUILD_TYPES, type=_build_type, help="Release, Debug or RelWithDebInfo")
+    p.add_argument("--jobs", "-j", type=int, help="parallel compile jobs (default: from cores and free memory)")
+    cuda = p.add_mutually_exclusive_group()
+    cuda.add_argument("--cuda", dest="cuda", action="store_const", const=True, default=None, help="build with CUDA")
+    cuda.add_argument("--no-cuda", dest="cuda", action="store_const", const=False, help="build without CUDA")
+    p.add_argument("--arch", help="TORCH_CUDA_ARCH_LIST, e.g. '8.6' or '8.0;9.0+PTX' (default: the GPUs present)")
+    p.add_argument("--cache", choices=CACHES, help="compiler cache (default: auto = sccache, else ccache, else none)")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                   help="a build option (USE_*, BUILD_*, CMAKE_*, or a variable the package's setup.py reads); repeatable")
+    p.add_argument("--python", help="the interpreter to build with and install into (default: this one)")
+    p.add_argument("--no-install", action="store_true", help="keep only the wheel; do not install it")
+    p.add_argument("--wheel-dir", help="where wheels go (default: <tree>/.torchbuild/dist, or the cache for fetched sources)")
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+
+
+def _build_type(value: str) -> str:
+    for bt in BUILD_TYPES:
+        if value.lower() == bt.lower():
+            return bt
+    return value  # argparse's choices check reports it
+
+
+def intent_from_args(args: argparse.Namespace) -> Intent:
+    """The :class:`Intent` the parsed flags express."""
+    return Intent(profile=args.profile, mode=args.mode, build_type=args.build_type, jobs=args.jobs, cuda=args.cuda,
+                  arch=args.arch, cache=args.cache, sets=list(args.sets), install=not args.no_install,
+                  wheel_dir=args.wheel_dir)

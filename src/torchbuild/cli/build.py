@@ -1,0 +1,40 @@
+"""``torchbuild build [SOURCE]``: doctor, plan, run, verify, record — the main job."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..actions.build import BuildRequest, build
+from ..errors import TorchbuildError
+from ._common import add_plan_options, intent_from_args
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add the ``build`` command."""
+    p = sub.add_parser("build", help="check the machine, plan, build, verify and record",
+                       description="Build SOURCE: doctor first (errors stop the build unless --force), then the plan, "
+                                   "the build with live progress and a full log under <tree>/.torchbuild/logs/, a "
+                                   "diagnosis on failure, verification and a build record on success.")
+    add_plan_options(p)
+    p.add_argument("--force", action="store_true", help="build even when doctor reports errors")
+    p.add_argument("--no-verify", action="store_true", help="skip verification after the build")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build; exit 0 on success, 1 on a failed doctor/build/verify, 2 on bad input, 3 on fetch failure."""
+    req = BuildRequest(source=args.source, intent=intent_from_args(args), python=args.python, force=args.force,
+                       verify=not args.no_verify, profile_file=args.profile_file)
+    if not args.json:
+        build(req)
+        return 0
+    try:
+        result = build(req)
+    except TorchbuildError as exc:
+        print(json.dumps({"status": "failed", "source": args.source, "error": str(exc), "exit_code": exc.exit_code}))
+        raise
+    print(json.dumps(result.to_json_dict(), indent=2))
+    return 0

@@ -1,0 +1,50 @@
+"""``torchbuild plan [SOURCE]``: resolve and print the build plan; run nothing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..actions.build import BuildRequest, prepare
+from ..errors import UsageError
+from ..ui import console, render_plan
+from ._common import add_plan_options, intent_from_args
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add the ``plan`` command."""
+    p = sub.add_parser("plan", help="resolve the build plan (settings, environment, commands) without building",
+                       description="Resolve the build plan: mode, build type, jobs, CUDA and arch list, options, "
+                                   "compiler cache, the environment and the commands. Nothing is run.")
+    add_plan_options(p)
+    p.add_argument("--explain", action="store_true", help="say where each value came from")
+    p.add_argument("--export", choices=["sh", "bat", "dotenv"], help="print the plan as a script to run by hand")
+    p.add_argument("--output", "-o", type=Path, help="with --export: write to this new file instead of stdout")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the plan (or export it); exit 0, or 2 on bad input."""
+    if args.output and not args.export:
+        raise UsageError("--output goes with --export.", fix="add --export sh|bat|dotenv, or drop --output.")
+    if args.output and args.output.exists():
+        raise UsageError(f"{args.output} exists; torchbuild does not overwrite files.", fix="choose another --output path.")
+    req = BuildRequest(source=args.source, intent=intent_from_args(args), python=args.python, profile_file=args.profile_file)
+    _, _, plan = prepare(req)
+    if args.export:
+        text = plan.export(args.export)
+        if args.output:
+            args.output.write_text(text, encoding="utf-8", newline="")
+            console.print(f"wrote {args.output}", markup=False)
+        else:
+            sys.stdout.write(text)
+        return 0
+    if args.json:
+        print(json.dumps(plan.to_dict(), indent=2))
+        return 0
+    render_plan(plan, explain=args.explain)
+    return 0
