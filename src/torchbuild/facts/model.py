@@ -59,6 +59,11 @@ class OSInfo:
     machine: str = "x86_64"
     libc: str | None = None
     libc_version: str | None = None
+    #: ``ID`` from ``/etc/os-release`` (``"ubuntu"``, ``"debian"``, ``"rhel"``), lower case; picks
+    #: the package manager a fix names (``apt-get`` / ``dnf``).
+    distro_id: str | None = None
+    #: ``VERSION_ID`` from ``/etc/os-release`` (``"18.04"``, ``"12"``).
+    distro_version: str | None = None
 
 
 @dataclass
@@ -74,6 +79,11 @@ class PythonInfo:
     is_venv: bool = False
     is_conda: bool = False
     has_headers: bool | None = None  # Python.h present in sysconfig's include dir
+    #: sysconfig's ``include`` directory (where ``Python.h`` should be).
+    include_dir: str | None = None
+    #: the absolute directories of that interpreter's ``sys.path`` (site-packages first as
+    #: Python orders them); where the installed torch and ``nvidia-*`` wheels are looked for.
+    sys_path: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -120,6 +130,14 @@ class CudaToolkit:
     headers: dict[str, str | None] = field(default_factory=dict)
     libraries: dict[str, str | None] = field(default_factory=dict)
     gpu_codes: list[str] = field(default_factory=list)
+    #: the ``CUDA_HOME`` that ``torch.utils.cpp_extension._find_cuda_home`` would pick on this
+    #: machine (``CUDA_HOME``, ``CUDA_PATH``, else ``dirname(dirname(which nvcc))`` *without*
+    #: resolving links or wrapper scripts, else ``/usr/local/cuda``), None when none.
+    torch_cuda_home: str | None = None
+    #: whether ``<torch_cuda_home>/include/cuda_runtime.h`` exists (None: no torch_cuda_home).
+    torch_cuda_home_has_headers: bool | None = None
+    #: ``nvcc`` as found on PATH (may be a wrapper script or a link), None when not on PATH.
+    nvcc_on_path: str | None = None
 
 
 @dataclass
@@ -164,6 +182,12 @@ class Resources:
     memory_available_bytes: int = 0
     disk_path: str | None = None
     disk_free_bytes: int | None = None
+    #: CPU quota of this process's cgroup in cores (``cpu.max`` / ``cfs_quota_us``), None when
+    #: unlimited; already applied to ``cpu_count``.
+    cgroup_cpu_limit: float | None = None
+    #: memory limit of this process's cgroup in bytes (``memory.max`` /
+    #: ``memory.limit_in_bytes``), None when unlimited; already applied to ``memory_*_bytes``.
+    cgroup_memory_limit_bytes: int | None = None
 
 
 @dataclass
@@ -182,6 +206,9 @@ class InstalledTorch:
     cxx11_abi: bool | None = None
     location: str | None = None
     debug: bool | None = None
+    #: ``nvidia-*`` wheels installed next to torch (distribution name -> version), e.g.
+    #: ``{"nvidia-cublas": "13.1.1.3"}``: the CUDA libraries and headers a CUDA torch brings.
+    nvidia_wheels: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -195,6 +222,10 @@ class Submodule:
     url: str | None = None
     present: bool = False
     sha: str | None = None
+    #: from ``git submodule status``: ``"ok"``, ``"uninitialized"`` (``-``), ``"modified"``
+    #: (``+``: checked out at another commit than the tree records), ``"conflict"`` (``U``);
+    #: None when git was not asked (not a git checkout).
+    state: str | None = None
 
 
 @dataclass
@@ -253,6 +284,9 @@ class Facts:
     python: PythonInfo = field(default_factory=PythonInfo)
     cc: Compiler | None = None
     cxx: Compiler | None = None
+    #: the host compiler nvcc is told to use by ``CUDAHOSTCXX`` or ``NVCC_CCBIN`` when one is
+    #: set (``from_env`` names it); None when unset (nvcc then uses ``cc``/``cxx``).
+    cuda_host: Compiler | None = None
     tools: dict[str, Tool] = field(default_factory=dict)
     cuda: CudaToolkit | None = None
     cudnn: Cudnn | None = None
@@ -265,6 +299,10 @@ class Facts:
     assumed: list[str] = field(default_factory=list)
     origin: str = "probed"
     probe_seconds: float = 0.0
+    #: build-relevant environment variables that were set when probing (``CUDA_HOME``,
+    #: ``TORCH_CUDA_ARCH_LIST``, ``MAX_JOBS``, ``CC``, ``CXX``, ``CUDAHOSTCXX``, ``CPATH``,
+    #: ``PIP_NO_BUILD_ISOLATION`` ...; see ``torchbuild.facts.ENV_VARS``) -> value.
+    env: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain ``dict`` of JSON types (``json.dumps`` ready)."""

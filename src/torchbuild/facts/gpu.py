@@ -1,0 +1,142 @@
+"""NVIDIA driver and GPUs: NVML first, then ``nvidia-smi``, then ``/proc/driver/nvidia``.
+
+Formats (``shared/reference/cuda-compat-facts.md`` §6):
+
+* NVML (``pip install nvidia-ml-py``, ``import pynvml``): ``nvmlSystemGetDriverVersion()``
+  -> ``"580.95.05"``; ``nvmlSystemGetCudaDriverVersion()`` -> ``13000`` (major = v // 1000,
+  minor = v % 1000 // 10); per device ``nvmlDeviceGetName``, ``nvmlDeviceGetCudaComputeCapability``
+  -> ``(9, 0)``, ``nvmlDeviceGetMemoryInfo(h).total`` (bytes).
+* ``nvidia-smi --query-gpu=index,name,compute_cap,memory.total,driver_version
+  --format=csv,noheader,nounits`` -> ``0, NVIDIA H100 80GB HBM3, 9.0, 81559, 580.159.04``
+  (older drivers reject ``compute_cap``: asked again without it); the newest CUDA the driver
+  supports is the ``CUDA Version: 13.0`` of plain ``nvidia-smi``'s header.
+* ``/proc/driver/nvidia/version`` line 1: ``NVRM version: NVIDIA UNIX x86_64 Kernel Module
+  550.135 ...`` (driver version only).
+
+No NVIDIA driver: ``(None, [])``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._util import first_match, read_text, run, which
+from .model import GPU, Driver
+
+__all__ = ["probe_gpus", "parse_smi_query", "parse_smi_header_cuda", "parse_procfs_version", "SMI_QUERY"]
+
+#: The ``nvidia-smi`` query used when NVML does not load.
+SMI_QUERY = ["--query-gpu=index,name,compute_cap,memory.total,driver_version",
+             "--format=csv,noheader,nounits"]
+_SMI_QUERY_OLD = ["--query-gpu=index,name,memory.total,driver_version", "--format=csv,noheader,nounits"]
+
+
+def _s(v: object) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def _probe_nvml() -> tuple[Driver | None, list[GPU]] | None:
+    try:
+        import pynvml  # nvidia-ml-py
+    except ImportError:
+        return None
+    try:
+        pynvml.nvmlInit()
+    except Exception:  # NVMLError_LibraryNotFound, DriverNotLoaded, mismatch...
+        return None
+    try:
+        drv = Driver(version=_s(pynvml.nvmlSystemGetDriverVersion()), found_by="nvml")
+        try:
+            v = int(pynvml.nvmlSystemGetCudaDriverVersion())
+            drv.cuda_version = f"{v // 1000}.{(v % 1000) // 10}"
+        except Exception:
+            pass
+        gpus = []
+        for i in range(int(pynvml.nvmlDeviceGetCount())):
+            h = pynvml.nvmlDeviceGetHandleByIndex(i)
+            gpu = GPU(index=i, name=_s(pynvml.nvmlDeviceGetName(h)))
+            try:
+                major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(h)
+                gpu.compute_capability = f"{major}.{minor}"
+            except Exception:
+                pass
+            try:
+                gpu.memory_mib = int(pynvml.nvmlDeviceGetMemoryInfo(h).total) // (1 << 20)
+            except Exception:
+                pass
+            gpus.append(gpu)
+        return drv, gpus
+    except Exception:
+        return None
+    finally:
+        try:
+            pynvml.nvmlShutdown()
+        except Exception:
+            pass
+
+
+def parse_smi_query(text: str, with_cc: bool = True) -> tuple[str | None, list[GPU]]:
+    """(driver version, GPUs) from the CSV of :data:`SMI_QUERY` (or the query without
+    ``compute_cap`` when ``with_cc`` is False)."""
+    gpus: list[GPU] = []
+    driver = None
+    for line in text.strip().splitlines():
+        cols = [c.strip() for c in line.split(",")]
+        if with_cc and len(cols) >= 5:
+            idx, name, cc, mem, drv = cols[:5]
+        elif not with_cc and len(cols) >= 4:
+            idx, name, mem, drv = cols[:4]
+            cc = ""
+        else:
+            continue
+        driver = drv or driver
+        gpus.append(GPU(
+            index=int(idx) if idx.isdigit() else len(gpus),
+            name=name,
+            compute_capability=cc if re.fullmatch(r"\d+\.\d+", cc) else None,
+            memory_mib=int(float(mem)) if re.fullmatch(r"\d+(\.\d+)?", mem) else None,
+        ))
+    return driver, gpus
+
+
+def parse_smi_header_cuda(text: str) -> str | None:
+    """``13.0`` from ``CUDA Version: 13.0`` in plain ``nvidia-smi`` output."""
+    return first_match(r"CUDA Version:\s*(\d+\.\d+)", text)
+
+
+def parse_procfs_version(text: str) -> str | None:
+    """Driver version from ``/proc/driver/nvidia/version`` line 1 (first ``\\d+.\\d+(.\\d+)?``
+    after "Module")."""
+    return first_match(r"Module[^\d]*?(\d+\.\d+(?:\.\d+)?)", text.splitlines()[0] if text else "")
+
+
+def _probe_smi() -> tuple[Driver | None, list[GPU]] | None:
+    smi = which("nvidia-smi")
+    if smi is None:
+        return None
+    out = run([smi, *SMI_QUERY])
+    with_cc = True
+    if out is not None and out.returncode != 0 and "compute_cap" in out.text:
+        out = run([smi, *_SMI_QUERY_OLD])
+        with_cc = False
+    if out is None or out.returncode != 0:
+        return None
+    version, gpus = parse_smi_query(out.stdout, with_cc=with_cc)
+    header = run([smi])
+    cuda = parse_smi_header_cuda(header.stdout) if header else None
+    return Driver(version=version, cuda_version=cuda, found_by="nvidia-smi"), gpus
+
+
+def probe_gpus() -> tuple[Driver | None, list[GPU]]:
+    """(driver, GPUs): NVML when it loads, else nvidia-smi, else the kernel module's version
+    from procfs (no GPU list), else ``(None, [])``."""
+    for probe in (_probe_nvml, _probe_smi):
+        got = probe()
+        if got is not None:
+            return got
+    text = read_text("/proc/driver/nvidia/version")
+    if text:
+        v = parse_procfs_version(text)
+        if v:
+            return Driver(version=v, found_by="procfs"), []
+    return None, []
