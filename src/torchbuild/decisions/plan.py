@@ -384,7 +384,6 @@ def make_plan(
     *,
     user_profiles: Mapping[str, dict[str, Any]] | None = None,
     cmake_cache: Mapping[str, str] | None = None,
-    cache_dir: str | None = None,
 ) -> Plan:
     """Resolve the plan for ``facts.source`` from the machine and the user's intent.
 
@@ -393,15 +392,12 @@ def make_plan(
     :param intent: flags the user gave.
     :param user_profiles: profiles from ``torchbuild.toml`` / ``[tool.torchbuild]``.
     :param cmake_cache: entries of an existing ``build/CMakeCache.txt`` (pytorch trees).
-    :param cache_dir: torchbuild's cache folder (default wheel output for fetched sources).
     :returns: the plan; raises before anything is run when the input is bad.
     :raises UnknownOptionError: unknown profile or ``--set`` key (with "did you mean").
     :raises ConflictingOptionsError: two settings that cannot both hold.
     :raises ProfileError: a malformed user profile.
     :raises UsageError: other bad values (jobs, arch, cache, mode).
     """
-    from .resources import choose_jobs  # facts -> job count (memory and cores)
-
     src = facts.source
     if src is None or src.kind not in ("pytorch", "extension"):
         raise UsageError("no buildable source tree in the facts (need a pytorch tree or an extension package).")
@@ -548,6 +544,8 @@ def make_plan(
     elif "jobs" in prof:
         jobs = Setting(int(prof["jobs"]), psrc)
     else:
+        from .resources import choose_jobs  # facts -> job count (memory and cores)
+
         choice = choose_jobs(facts, cuda=bool(cuda.value))
         jobs = Setting(choice.jobs, choice.reason)
     if "MAX_JOBS" in options:
