@@ -149,6 +149,7 @@ def open_new_log(directory: Path, stem: str) -> tuple[Path, BinaryIO]:
     """
     try:
         directory.mkdir(parents=True, exist_ok=True)
+        _ignore_in_git(directory.parent)
     except OSError as exc:
         raise UsageError(f"cannot create the log folder {directory}: {exc.strerror}.",
                          fix="make the source tree writable, or copy it somewhere writable.") from exc
@@ -162,6 +163,14 @@ def open_new_log(directory: Path, stem: str) -> tuple[Path, BinaryIO]:
             raise UsageError(f"cannot write the log {path}: {exc.strerror}.", fix="make the tree writable.") from exc
         return path, os.fdopen(fd, "ab", buffering=0)
     raise UsageError(f"too many logs named {stem} in {directory}.", fix="remove old logs.")
+
+
+def _ignore_in_git(folder: Path) -> None:
+    """Make ``folder`` (``<tree>/.torchbuild``) ignore itself in git (a ``.gitignore`` of
+    ``*`` inside it, as pytest does for ``.pytest_cache``), so builds leave ``git status``
+    clean without touching the tree's own ignore files."""
+    if folder.name == ".torchbuild" and not (folder / ".gitignore").exists():
+        (folder / ".gitignore").write_text("# written by torchbuild: logs, records, wheels\n*\n", encoding="utf-8")
 
 
 def _stop_group(proc: subprocess.Popen[bytes], grace: float = 10.0) -> None:

@@ -1,0 +1,89 @@
+"""``torchbuild build`` on a PyTorch-kind tree, for real.
+
+The tree is minitorch (tests/support/minitorch.py): a generated git repository with
+PyTorch's setuptools-era build interface (setup.py forwarding USE_*/BUILD_*/CMAKE_*
+to CMake + Ninja, two shared libraries and the ``torch._C`` extension, a submodule
+that is a local git repository).  It is built in develop mode into a venv that has no
+other torch, through the real CLI, so progress, log, record and verify are the real ones.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from support.minitorch import INJECTED_ERROR, SUBMODULE_PATH, make_build_venv, make_minitorch
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def venv_python(tmp_path_factory) -> Path:
+    return make_build_venv(tmp_path_factory.mktemp("mt-venv") / "venv")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, venv_python, cli):
+    tree = make_minitorch(tmp_path_factory.mktemp("mt") / "pytorch")
+    r = cli("build", str(tree), "--python", str(venv_python), "--no-cuda", "--cache", "none", "--json")
+    return tree, r
+
+
+def test_develop_build_succeeds_with_progress_log_record_and_verify(built, venv_python):
+    tree, r = built
+    assert r.returncode == 0, r.stderr[-5000:]
+    res = r.json
+    assert res["status"] == "ok" and res["plan"]["mode"]["value"] == "develop"
+    # progress: plain ninja [N/M] lines when not on a terminal
+    assert re.search(r"^\[compile\] \d+/\d+ \(", r.stderr, re.M) or re.search(r"^\[(compile|link)\] ", r.stderr, re.M)
+    assert "+ " in r.stderr and "pip install -e . -v --no-build-isolation" in r.stderr  # the command is echoed
+    log = Path(res["log"])
+    assert log.parent == tree / ".torchbuild" / "logs"
+    text = log.read_text(errors="replace")
+    assert re.search(r"^\[\d+/\d+\] ", text, re.M) and "-G Ninja" in text
+    rec = json.loads(Path(res["record"]).read_text())
+    assert rec["outcome"] == "ok" and rec["source"]["git_sha"] and rec["source"]["submodules"][0]["path"] == SUBMODULE_PATH
+    assert rec["verify"]["ok"] is True
+    assert {"compile"} <= set(rec["phases"])
+    # git status stays clean: .torchbuild ignores itself
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True, check=True)
+    assert ".torchbuild" not in status.stdout
+
+
+def test_changed_option_reconfigures_instead_of_being_ignored(built, venv_python, cli):
+    tree, first = built
+    assert first.returncode == 0
+    r = cli("build", str(tree), "--python", str(venv_python), "--no-cuda", "--cache", "none", "--set", "BUILD_TEST=1", "--json")
+    assert r.returncode == 0, r.stderr[-5000:]
+    assert "reconfigure" in r.stderr and "BUILD_TEST" in r.stderr
+    cache = (tree / "build" / "CMakeCache.txt").read_text()
+    assert re.search(r"^BUILD_TEST:BOOL=(1|ON|TRUE)$", cache, re.M)
+    assert list((tree / "build").glob("CMakeCache.txt.torchbuild-*"))  # old cache kept, not deleted
+    logs = sorted((tree / ".torchbuild" / "logs").glob("*.log"))
+    assert len(logs) >= 2  # the first log is still there
+
+
+def test_injected_compile_error_names_file_line_and_message(tmp_path, venv_python, cli):
+    tree = make_minitorch(tmp_path / "pytorch", inject_error=True)
+    r = cli("build", str(tree), "--python", str(venv_python), "--no-cuda", "--cache", "none")
+    assert r.returncode == 1, r.stderr[-3000:]
+    assert f"{INJECTED_ERROR.file}:{INJECTED_ERROR.line}" in r.stderr
+    assert "error:" in r.stderr
+    logs = list((tree / ".torchbuild" / "logs").glob("*.log"))
+    assert len(logs) == 1 and "FAILED" in logs[0].read_text(errors="replace")
+    rec = json.loads(next((tree / ".torchbuild" / "records").glob("*.json")).read_text())
+    assert rec["outcome"] == "failed" and rec["diagnosis"]["causes"]
+    assert (tree / "build" / "build.ninja").exists()  # the tree is kept: a rerun resumes
+
+
+def test_missing_submodule_is_stopped_by_doctor_before_compiling(tmp_path, venv_python, cli):
+    tree = make_minitorch(tmp_path / "pytorch", init_submodule=False)
+    r = cli("build", str(tree), "--python", str(venv_python), "--no-cuda", "--cache", "none")
+    assert r.returncode == 1
+    assert "[submodules]" in r.stderr and "git submodule update --init --recursive" in r.stderr
+    assert "nothing was compiled" in r.stderr
+    assert not (tree / "build").exists()

@@ -1,0 +1,90 @@
+"""Fixtures shared across the test suite.
+
+Real builds are slow on 2 cores (torch-scatter CPU: about 2.5 min), so one real build
+serves every test that needs it: :func:`scatter_build` builds the real PyPI sdist
+``torch-scatter==2.1.2`` once per session with the real CLI, into a venv that sees the
+installed torch 2.13.0 (``--system-site-packages``) so nothing is installed into the
+Python running the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class CliRun:
+    """A finished ``torchbuild`` run: exit code, stdout, stderr, and stdout parsed as JSON
+    when it is JSON."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 900) -> CliRun:
+    """Run ``python -m torchbuild ARGS`` as a user would (a separate process, stdin closed,
+    not a terminal) and return its result."""
+    full_env = dict(os.environ)
+    full_env.pop("TORCHBUILD_TRACEBACK", None)
+    full_env.update(env or {})
+    proc = subprocess.run([sys.executable, "-m", "torchbuild", *args], cwd=str(cwd or REPO), env=full_env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+    return CliRun(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """The :func:`run_cli` function."""
+    return run_cli
+
+
+@pytest.fixture(scope="session")
+def ext_venv(tmp_path_factory) -> Path:
+    """A venv that sees the global site-packages (torch 2.13.0+cpu, setuptools) but installs
+    into itself; returns its python."""
+    d = tmp_path_factory.mktemp("ext-venv") / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=False, symlinks=True).create(d)
+    # pip of the base interpreter, run as this venv's python, installs into the venv
+    return d / "bin" / "python"
+
+
+@dataclass
+class ScatterBuild:
+    """The session's real build of ``torch-scatter==2.1.2``: the CLI run, its JSON, the
+    venv python it installed into, the torchbuild cache and ccache folders it used."""
+
+    run: CliRun
+    result: dict[str, Any]
+    python: Path
+    cache: Path
+    ccache_dir: Path
+
+
+@pytest.fixture(scope="session")
+def scatter_build(tmp_path_factory, ext_venv) -> ScatterBuild:
+    """Build the real sdist ``torch-scatter==2.1.2`` from PyPI with ``torchbuild build``
+    (CPU, against torch 2.13.0), once per session."""
+    base = tmp_path_factory.mktemp("scatter")
+    cache = base / "cache"
+    ccache_dir = base / "ccache"
+    env = {"TORCHBUILD_CACHE": str(cache), "CCACHE_DIR": str(ccache_dir), "SCCACHE_DIR": str(base / "sccache"),
+           "PYTHONPATH": ""}
+    r = run_cli("build", "torch-scatter==2.1.2", "--python", str(ext_venv), "--json", env=env, timeout=1500)
+    assert r.returncode == 0, f"torch-scatter build failed:\n{r.stderr[-6000:]}"
+    return ScatterBuild(r, r.json, ext_venv, cache, ccache_dir)
