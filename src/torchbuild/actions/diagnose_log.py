@@ -1,0 +1,137 @@
+"""Diagnose a build log file: the one call the build runner and the CLI make.
+
+:func:`diagnose_file` streams the log through :mod:`torchbuild.facts.logfile` into
+the pure :class:`torchbuild.decisions.diagnose.Diagnoser`; :func:`render` prints
+the result for a person on :data:`torchbuild.ui.console` (stderr).
+
+A log up to :data:`FULL_SCAN_BYTES` is examined line by line; a larger one (or a
+compressed one, or standard input) is scanned in windows around the lines that
+contain ``error``/``failed`` (see ``LogReader.windows``), which keeps a multi-GB log
+close to ``grep`` speed with bounded memory.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from rich.text import Text
+
+from ..decisions.diagnose import TRIGGERS, UNKNOWN, Diagnoser, Diagnosis, Stats
+from ..facts.logfile import LogFileError, open_log
+
+__all__ = ["diagnose_file", "render", "FULL_SCAN_BYTES", "LogFileError"]
+
+#: Plain files up to this size (bytes) are examined line by line.
+FULL_SCAN_BYTES = 32 << 20
+
+
+def diagnose_file(path: str | os.PathLike[str], *, all_failures: bool = False, full_scan: bool | None = None) -> Diagnosis:
+    """Diagnose the log at ``path`` (``"-"`` for standard input; gzip/xz/bz2/zstd
+    files are decompressed on the fly).
+
+    :param all_failures: list every distinct failure, not only the root cause.
+    :param full_scan: force (True) or forbid (False) line-by-line examination;
+        default: by size (:data:`FULL_SCAN_BYTES`).
+    :returns: the :class:`~torchbuild.decisions.diagnose.Diagnosis`; its
+        ``stats`` hold bytes read (decompressed), lines and wall seconds.
+    :raises LogFileError: (exit code 2) missing path, a directory, unreadable,
+        binary data, or a compression this Python cannot open.
+    """
+    t0 = time.perf_counter()
+    name = str(path)
+    if full_scan is None:
+        try:
+            full_scan = name != "-" and os.path.getsize(name) <= FULL_SCAN_BYTES
+        except OSError:
+            full_scan = True  # open_log reports the real problem
+    reader = open_log(name)
+    d = Diagnoser(all_failures=all_failures)
+    notes: list[str] = []
+    try:
+        if full_scan and reader.compression is None:
+            source = reader.lines()
+        else:
+            source = reader.windows(TRIGGERS)
+            notes.append("Large or streamed log: examined the lines around each 'error'/'failed' line.")
+        feed = d.feed
+        first = True
+        for number, text in source:
+            if first:
+                first = False
+                if reader.binary:
+                    raise LogFileError(
+                        f"{name} looks like binary data, not a text log; pass the build's text log "
+                        "(plain, or gzip/xz/bz2/zstd-compressed)"
+                    )
+            feed(number, text)
+        if first and reader.binary:
+            raise LogFileError(f"{name} looks like binary data, not a text log; pass the build's text log")
+    finally:
+        reader.close()
+    if reader.stream_error:
+        notes.append(reader.stream_error)
+    if reader.bytes_read == 0:
+        notes.append("The log is empty.")
+    stats = Stats(bytes=reader.bytes_read, lines=reader.line_count, seconds=0.0)
+    diag = d.result(stats, notes)
+    diag.stats.seconds = time.perf_counter() - t0
+    return diag
+
+
+def _evidence_text(diag_cause_line: int | None, evidence) -> Text:  # type: ignore[no-untyped-def]
+    out = Text()
+    for e in evidence:
+        mark = ">" if e.line == diag_cause_line else " "
+        style = "bold red" if e.line == diag_cause_line else "dim"
+        out.append(f"  {mark} {e.line:>7} | ", style="dim")
+        out.append(e.text[:400] + ("…" if len(e.text) > 400 else ""), style=style)
+        out.append("\n")
+    return out
+
+
+def render(diagnosis: Diagnosis, *, name: str | None = None) -> None:
+    """Print the diagnosis for a person (one screen per cause) on the stderr console.
+
+    Log text is printed as plain text (never interpreted as markup).
+    """
+    from ..ui import console
+
+    st = diagnosis.stats
+    head = Text("diagnose", style="bold")
+    if name:
+        head.append(f" {name}")
+    head.append(f"  ({st.lines:,} lines, {st.bytes:,} bytes, {st.seconds:.2f} s)", style="dim")
+    console.print(head)
+    for i, c in enumerate(diagnosis.causes):
+        t = Text()
+        if i:
+            t.append("\n")
+        label = "cause" if i == 0 else f"also ({i + 1})"
+        t.append(f"{label}: ", style="bold")
+        t.append(c.cause_id, style="bold red" if c.cause_id != UNKNOWN else "bold yellow")
+        t.append(f"   confidence {c.confidence:.2f}", style="dim")
+        if c.line:
+            t.append(f"   line {c.line}", style="dim")
+        console.print(t)
+        if c.evidence:
+            console.print(_evidence_text(c.line, c.evidence), end="")
+        console.print(Text("why: ", style="bold") + Text(c.explanation))
+        console.print(Text("fix: ", style="bold green") + Text(c.fix))
+        step = c.step
+        if step is not None:
+            where = f"failing step: line {step.line}: {step.text[:160]}"
+            if step.command_line:
+                where += f"  (its command is on line {step.command_line})"
+            console.print(Text(where, style="dim"))
+        console.print(Text(f"source: {c.source}", style="dim"))
+    fe = diagnosis.first_error
+    if fe is not None and diagnosis.causes and diagnosis.causes[0].line != fe.line:
+        console.print(Text(f"first error: line {fe.line}: {fe.text[:300]}", style="dim"))
+    for n in diagnosis.notes:
+        console.print(Text(f"note: {n}", style="dim"))
+
+
+def _is_missing(path: str) -> bool:  # pragma: no cover - helper for callers
+    return path != "-" and not Path(path).exists()

@@ -1,0 +1,46 @@
+"""``torchbuild diagnose LOG [--json] [--all]``: name the root cause of a failed build.
+
+Exit codes: 0 when a diagnosis was produced (even ``unknown``); 2 when LOG cannot
+be read (missing, a directory, unreadable, binary).  ``--json`` prints the document
+described in ``docs/diagnose-json.md`` on stdout; the screen for a person goes to
+stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..actions.diagnose_log import diagnose_file, render
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add the ``diagnose`` parser."""
+    p = subparsers.add_parser(
+        "diagnose",
+        help="name the root cause of a failed build from its log",
+        description="Find the first real failure in a build log (setup.py, pip, CMake, ninja, make, "
+        "nvcc, MSVC, Python tracebacks) and name its cause, with the evidence and the fix.",
+    )
+    p.add_argument("log", metavar="LOG", help="the log file (plain or .gz/.xz/.bz2/.zst), or - for standard input")
+    p.add_argument("--json", action="store_true", help="print the diagnosis as JSON on stdout")
+    p.add_argument("--all", dest="all_failures", action="store_true", help="list every distinct failure, not only the root")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Diagnose ``args.log``; raises :class:`torchbuild.facts.logfile.LogFileError` (exit 2) on bad input."""
+    diag = diagnose_file(args.log, all_failures=args.all_failures)
+    if args.json:
+        text = json.dumps(diag.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `| head`: the reader left; not an error of ours
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    else:
+        render(diag, name=args.log)
+    return 0

@@ -1,0 +1,467 @@
+"""Streaming reader for build logs of any size (``torchbuild diagnose``).
+
+Reading a log is looking at the machine, so it lives in the facts layer.  Bytes in,
+:class:`LogLine` out:
+
+* tolerant of invalid UTF-8 (replaced), CRLF, ANSI colour/erase codes and ``\\r``
+  progress redraws (a line shows what a terminal would show: its last non-empty
+  ``\\r`` segment);
+* lines of any length: a kept line is capped (:data:`MAX_LINE_BYTES` raw bytes,
+  :data:`MAX_LINE_CHARS` characters of text); the rest of an over-long line is
+  skipped without being held in memory, so memory is bounded by the chunk size
+  (:data:`CHUNK_BYTES`) whatever the file size;
+* gzip, xz/lzma, bzip2 and zstd files are recognised by their magic bytes and
+  decompressed on the fly (zstd through the ``zstandard`` package, the standard
+  library's ``compression.zstd`` on Python 3.14+, or the ``zstd`` program);
+* ``-`` reads standard input.
+
+Two ways to read: :meth:`LogReader.lines` yields every line; :meth:`LogReader.windows`
+yields only the lines around *trigger* substrings (a few lines before and after each),
+which is how a multi-gigabyte log is scanned at close to ``grep`` speed.
+
+Errors: :class:`LogFileError` (a :class:`torchbuild.errors.UsageError`, exit code 2)
+for a missing path, a directory, an unreadable file or a compressed file that
+cannot be opened.  A compressed stream that is truncated or corrupt part-way is
+not an error: the text read so far is kept and :attr:`LogReader.stream_error` says
+what happened.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import BinaryIO, NamedTuple
+
+from ..errors import UsageError
+
+__all__ = [
+    "LogLine",
+    "LogFileError",
+    "LogReader",
+    "open_log",
+    "clean_line",
+    "CHUNK_BYTES",
+    "MAX_LINE_BYTES",
+    "MAX_LINE_CHARS",
+]
+
+#: Bytes read (after decompression) per chunk; the reader's memory is a small
+#: multiple of this.
+CHUNK_BYTES = 4 << 20
+#: Raw bytes of one line that are kept; the rest of a longer line is skipped.
+MAX_LINE_BYTES = 64 << 10
+#: Characters of decoded text kept per line.
+MAX_LINE_CHARS = 8192
+
+_ANSI = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+
+
+class LogLine(NamedTuple):
+    """One line of a log as a terminal would have shown it.
+
+    :param number: 1-based line number in the (decompressed) log.
+    :param text: decoded text, ANSI codes removed, ``\\r`` redraws resolved, no line
+        ending, at most :data:`MAX_LINE_CHARS` characters.
+    """
+
+    number: int
+    text: str
+
+
+class LogFileError(UsageError):
+    """The log cannot be read at all: missing, a directory, unreadable, or compressed
+    with a format this installation cannot open.  Exit code 2."""
+
+
+def clean_line(raw: bytes, max_chars: int = MAX_LINE_CHARS) -> str:
+    """Turn one raw line (without its ``\\n``) into display text.
+
+    Resolves ``\\r`` redraws (keeps the last segment with visible text; a trailing
+    ``\\r`` of CRLF is dropped), removes ANSI escape sequences, decodes UTF-8 with
+    replacement characters and caps the result at ``max_chars`` characters.
+    """
+    if b"\r" in raw:
+        raw = _last_visible_segment(raw)
+    if b"\x1b" in raw:
+        raw = _ANSI.sub(b"", raw)
+    text = raw.decode("utf-8", "replace")
+    if len(text) > max_chars:
+        text = text[:max_chars]
+    return text
+
+
+def _last_visible_segment(raw: bytes) -> bytes:
+    segs = raw.split(b"\r")
+    for seg in reversed(segs):
+        if seg.strip():
+            return seg
+    return b""
+
+
+def _extend(carry: bytes, data: bytes) -> bytes:
+    """Append ``data`` (no ``\\n`` in it) to the partial line ``carry``, resolving
+    ``\\r`` redraws, keeping at most :data:`MAX_LINE_BYTES`."""
+    if b"\r" in data:
+        segs = data.split(b"\r")
+        for i in range(len(segs) - 1, -1, -1):
+            if segs[i].strip():
+                break
+        else:
+            return carry
+        new = carry + segs[0] if i == 0 else segs[i]
+    else:
+        if len(carry) >= MAX_LINE_BYTES:
+            return carry
+        new = carry + data
+    return new[:MAX_LINE_BYTES] if len(new) > MAX_LINE_BYTES else new
+
+
+class _Prepend(io.RawIOBase):
+    """A raw stream that first returns ``head`` and then reads from ``rest``."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head = head
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:  # type: ignore[override]
+        if self._head:
+            n = min(len(b), len(self._head))
+            b[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(b))
+        if not data:
+            return 0
+        b[: len(data)] = data
+        return len(data)
+
+
+class LogReader:
+    """A log opened for streaming; use as a context manager or call :meth:`close`.
+
+    Attributes, valid after reading:
+
+    * ``name`` (str): the path as given, or ``"-"`` for standard input;
+    * ``compression`` (str | None): ``"gzip"``, ``"xz"``, ``"bz2"``, ``"zstd"`` or None;
+    * ``bytes_read`` (int, bytes): decompressed bytes read so far;
+    * ``line_count`` (int): lines read so far (a last line without ``\\n`` counts);
+    * ``binary`` (bool): the first 64 KiB look like binary data (NUL or control
+      bytes), not text;
+    * ``stream_error`` (str | None): why a compressed stream ended early.
+
+    :raises LogFileError: from the constructor, when the path cannot be opened.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> None:
+        self.name = str(path)
+        self.compression: str | None = None
+        self.bytes_read = 0
+        self.line_count = 0
+        self.binary = False
+        self.stream_error: str | None = None
+        self._chunk = max(1024, int(chunk_bytes))
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._raw: BinaryIO
+        self._stream: BinaryIO
+        self._consumed = False
+        if self.name == "-":
+            self._raw = sys.stdin.buffer
+            head = self._raw.read(8)
+            base: BinaryIO = io.BufferedReader(_Prepend(head, self._raw), buffer_size=1 << 16)  # type: ignore[arg-type]
+            self._stream = self._wrap(base, head, None)
+        else:
+            p = Path(path)
+            if not p.exists():
+                raise LogFileError(
+                    f"log file {self.name} does not exist; pass the path of a build log (or '-' to read standard input)"
+                )
+            if p.is_dir():
+                raise LogFileError(
+                    f"{self.name} is a directory, not a log file; pass the log itself (e.g. {self.name}/build.log)"
+                )
+            try:
+                f = open(p, "rb")  # noqa: SIM115 - closed in close()
+            except OSError as exc:
+                raise LogFileError(
+                    f"cannot read log file {self.name}: {exc.strerror or exc}; check its permissions"
+                ) from exc
+            self._raw = f
+            try:
+                head = f.read(8)
+                f.seek(0)
+            except OSError as exc:
+                f.close()
+                raise LogFileError(f"cannot read log file {self.name}: {exc.strerror or exc}") from exc
+            self._stream = self._wrap(f, head, p)
+
+    # -- opening -------------------------------------------------------------
+    def _wrap(self, f: BinaryIO, head: bytes, path: Path | None) -> BinaryIO:
+        kind = None
+        for magic, name in _MAGIC:
+            if head.startswith(magic):
+                kind = name
+        if kind is None and head[:3] == b"BZh" and head[3:4].isdigit() and head[4:8] == b"1AY&":
+            kind = "bz2"
+        self.compression = kind
+        if kind is None:
+            return f
+        if kind == "gzip":
+            return gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[return-value]
+        if kind == "xz":
+            return lzma.LZMAFile(f, mode="rb")  # type: ignore[return-value]
+        if kind == "bz2":
+            return bz2.BZ2File(f, mode="rb")  # type: ignore[return-value]
+        return self._open_zstd(f, path)
+
+    def _open_zstd(self, f: BinaryIO, path: Path | None) -> BinaryIO:
+        try:  # Python 3.14+
+            from compression import zstd as _zstd  # type: ignore[import-not-found]
+
+            return _zstd.ZstdFile(f, mode="rb")  # type: ignore[no-any-return]
+        except ImportError:
+            pass
+        try:
+            import zstandard  # type: ignore[import-not-found]
+
+            return zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True)  # type: ignore[no-any-return]
+        except ImportError:
+            pass
+        exe = shutil.which("zstd")
+        if exe and path is not None:
+            f.close()
+            self._proc = subprocess.Popen(
+                [exe, "-dc", "--", str(path)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
+            assert self._proc.stdout is not None
+            return self._proc.stdout  # type: ignore[return-value]
+        raise LogFileError(
+            f"{self.name} is zstd-compressed and this Python cannot decompress it; "
+            "pip install zstandard (or decompress it first: zstd -d FILE)"
+        )
+
+    # -- reading -------------------------------------------------------------
+    def _chunks(self) -> Iterator[bytes]:
+        """Raw decompressed chunks; sets :attr:`binary` on the first one."""
+        if self._consumed:
+            raise RuntimeError("a LogReader can be read only once")
+        self._consumed = True
+        first = True
+        while True:
+            try:
+                data = self._stream.read(self._chunk)
+            except (EOFError, OSError, lzma.LZMAError, ValueError) as exc:
+                self.stream_error = f"the {self.compression or 'input'} stream ended early ({exc}); diagnosed the text read before that"
+                return
+            except Exception as exc:  # zstandard.ZstdError and the like
+                self.stream_error = f"the {self.compression or 'input'} stream could not be read to the end ({exc})"
+                return
+            if not data:
+                return
+            if first:
+                first = False
+                self.binary = _looks_binary(data[: 64 << 10])
+            self.bytes_read += len(data)
+            yield data
+
+    def _aligned(self) -> Iterator[bytes]:
+        """Buffers of whole lines (each ends with ``\\n``, except perhaps the last);
+        over-long lines are already capped (and their ``\\r`` redraws resolved)."""
+        carry = b""
+        for data in self._chunks():
+            nl = data.rfind(b"\n")
+            if nl == -1:
+                carry = _extend(carry, data)
+                continue
+            if carry:
+                first_nl = data.find(b"\n")
+                buf = _extend(carry, data[:first_nl]) + data[first_nl : nl + 1]
+            else:
+                buf = data[: nl + 1] if nl + 1 < len(data) else data
+            carry = _extend(b"", data[nl + 1 :]) if nl + 1 < len(data) else b""
+            yield buf
+        if carry:
+            yield carry
+
+    def lines(self, *, max_chars: int = MAX_LINE_CHARS) -> Iterator[LogLine]:
+        """Every line of the log, in order, numbered from 1."""
+        n = 0
+        for buf in self._aligned():
+            parts = buf.split(b"\n")
+            if parts and parts[-1] == b"":
+                parts.pop()
+            for raw in parts:
+                n += 1
+                if len(raw) > MAX_LINE_BYTES:
+                    raw = raw[:MAX_LINE_BYTES]
+                yield LogLine(n, clean_line(raw, max_chars))
+            self.line_count = n
+
+    def windows(
+        self,
+        triggers: Iterable[bytes],
+        *,
+        before: int = 40,
+        after: int = 10,
+        max_chars: int = MAX_LINE_CHARS,
+    ) -> Iterator[LogLine]:
+        """Only the lines within ``before``/``after`` lines of a line that contains one
+        of ``triggers`` (exact, case-sensitive byte strings), in order, each once.
+
+        Scans each chunk once per trigger with ``bytes.find`` and counts lines with
+        ``bytes.count``, so untouched parts of the log cost no Python per line.
+        :attr:`line_count` is exact at the end.
+        """
+        trig = tuple(triggers)
+        base = 1  # line number of the first line of ``buf``
+        tail = b""  # the last ``before`` lines of the previous buffer
+        tail_lines = 0
+        delivered = 0  # highest line number yielded
+        pending_after = 0  # lines still owed after a hit near the end of the last buffer
+        for data in self._aligned():
+            buf = tail + data if tail else data
+            start = len(tail)
+            buf_base = base - tail_lines
+            positions: list[int] = []
+            for t in trig:
+                i = buf.find(t, start)
+                while i != -1:
+                    positions.append(i)
+                    i = buf.find(t, i + len(t))
+            # lines owed from the previous buffer come first
+            spans: list[tuple[int, int]] = []  # (start offset, end offset) of line ranges
+            if pending_after:
+                end = start
+                for _ in range(pending_after):
+                    j = buf.find(b"\n", end)
+                    if j == -1:
+                        end = len(buf)
+                        break
+                    end = j + 1
+                spans.append((start, end))
+                pending_after = 0
+            if positions:
+                positions.sort()
+                limit = -1
+                for p in positions:
+                    if p < limit:
+                        continue
+                    ls = buf.rfind(b"\n", 0, p) + 1
+                    ws = ls
+                    for _ in range(before):
+                        if ws == 0:
+                            break
+                        ws = buf.rfind(b"\n", 0, ws - 1) + 1
+                    we = ls
+                    for _ in range(after + 1):
+                        j = buf.find(b"\n", we)
+                        if j == -1:
+                            we = len(buf)
+                            break
+                        we = j + 1
+                    if we == len(buf):
+                        have = buf.count(b"\n", ls, we)
+                        pending_after = max(pending_after, after + 1 - have)
+                    if spans and ws <= spans[-1][1]:
+                        spans[-1] = (spans[-1][0], max(spans[-1][1], we))
+                    else:
+                        spans.append((ws, we))
+                    limit = we
+            pos = 0
+            line_at_pos = buf_base
+            for s, e in spans:
+                line_at_pos += buf.count(b"\n", pos, s)
+                pos = s
+                parts = buf[s:e].split(b"\n")
+                if parts and parts[-1] == b"":
+                    parts.pop()
+                n = line_at_pos
+                for raw in parts:
+                    if n > delivered:
+                        if len(raw) > MAX_LINE_BYTES:
+                            raw = raw[:MAX_LINE_BYTES]
+                        yield LogLine(n, clean_line(raw, max_chars))
+                        delivered = n
+                    n += 1
+            new_lines = buf.count(b"\n", start)
+            if not buf.endswith(b"\n"):
+                new_lines += 1
+            base += new_lines
+            self.line_count = base - 1
+            # keep the last ``before`` lines for the next buffer's look-back
+            if before > 0 and buf.endswith(b"\n"):
+                ts = len(buf)
+                k = 0
+                while k < before and ts > 0:
+                    ts = buf.rfind(b"\n", 0, ts - 1) + 1
+                    k += 1
+                if len(buf) - ts > 4 * MAX_LINE_BYTES:
+                    tail, tail_lines = b"", 0
+                else:
+                    tail, tail_lines = buf[ts:], k
+            else:
+                tail, tail_lines = b"", 0
+
+    def close(self) -> None:
+        """Close the file (and stop a ``zstd`` helper process, if one was started)."""
+        try:
+            if self._stream is not self._raw:
+                self._stream.close()
+        except Exception:  # noqa: BLE001 - closing a broken stream must not raise
+            pass
+        if self._raw is not sys.stdin.buffer:
+            try:
+                self._raw.close()
+            except Exception:  # noqa: BLE001
+                pass
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+
+    def __enter__(self) -> LogReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _looks_binary(sample: bytes) -> bool:
+    """True when ``sample`` is clearly not text: NUL bytes in more than 1% of it, or
+    more than 10% control bytes other than tab, newline, CR, ESC, BS, FF."""
+    if not sample:
+        return False
+    nul = sample.count(b"\x00")
+    if nul * 100 > len(sample):
+        return True
+    ctrl = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 11, 12, 13, 27, 8))
+    return ctrl * 10 > len(sample)
+
+
+def open_log(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> LogReader:
+    """Open a log for streaming: a path (plain or gzip/xz/bz2/zstd-compressed) or ``"-"``
+    for standard input.
+
+    :returns: a :class:`LogReader`; iterate :meth:`LogReader.lines` or
+        :meth:`LogReader.windows` once, then :meth:`LogReader.close` it.
+    :raises LogFileError: missing path, a directory, permission denied, or zstd
+        without a decompressor.
+    """
+    return LogReader(path, chunk_bytes=chunk_bytes)
