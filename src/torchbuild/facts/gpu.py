@@ -107,7 +107,7 @@ def parse_smi_header_cuda(text: str) -> str | None:
 def parse_procfs_version(text: str) -> str | None:
     """Driver version from ``/proc/driver/nvidia/version`` line 1 (first ``\\d+.\\d+(.\\d+)?``
     after "Module")."""
-    return first_match(r"Module[^\d]*?(\d+\.\d+(?:\.\d+)?)", text.splitlines()[0] if text else "")
+    return first_match(r"Module.*?\s(\d+\.\d+(?:\.\d+)?)(?:\s|$)", text.splitlines()[0] if text else "")
 
 
 def _probe_smi() -> tuple[Driver | None, list[GPU]] | None:

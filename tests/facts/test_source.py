@@ -1,0 +1,146 @@
+"""Source-tree probe on real temporary git repositories (one with a real submodule added
+with ``git -c protocol.file.allow=always submodule add <local path>``)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from torchbuild.facts import collect
+from torchbuild.facts.model import Facts
+from torchbuild.facts.source import parse_cmake_minimum, parse_cmake_options, parse_gitmodules, probe_source
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="no git")
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@e", "-c", "protocol.file.allow=always",
+       "-c", "init.defaultBranch=main"]
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(GIT + list(args), cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def _repo(path: Path, files: dict[str, str]) -> Path:
+    path.mkdir(parents=True)
+    _git(path, "init", "-q")
+    for rel, text in files.items():
+        (path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (path / rel).write_text(textwrap.dedent(text))
+    _git(path, "add", "-A")
+    _git(path, "commit", "-q", "-m", "init")
+    return path
+
+
+CMAKELISTS = """\
+cmake_minimum_required(VERSION 3.27 FATAL_ERROR)
+project(Torch CXX C)
+# option(COMMENTED_OUT "not an option" ON)
+option(BUILD_TEST "Build C++ test binaries (need gtest and gbenchmark)" OFF)
+option(USE_CUDA "Use CUDA" ON)
+cmake_dependent_option(
+    USE_CUDNN "Use cuDNN" ON
+    "USE_CUDA" OFF)
+cmake_dependent_option(
+  USE_NCCL "Use NCCL" ON
+  "USE_CUDA OR USE_ROCM;UNIX;NOT APPLE" OFF)
+option(USE_MKLDNN "Use MKLDNN. Only available on x86, x86_64, AArch64, and ppc64le." "${CPU_INTEL}")
+if(NOT WIN32)
+  option(USE_DISTRIBUTED "Use distributed" ON)
+endif()
+"""
+
+
+@pytest.fixture
+def pytorch_tree(tmp_path):
+    sub = _repo(tmp_path / "upstream-pybind11", {"CMakeLists.txt": "project(pybind11)\n"})
+    tree = _repo(tmp_path / "pytorch", {
+        "version.txt": "2.14.0a0\n", "setup.py": "# setup\n", "CMakeLists.txt": CMAKELISTS,
+        "c10/core.h": "", "torch/__init__.py": "", "aten/src/ATen/native/cuda/k.cu": "",
+    })
+    _git(tree, "submodule", "add", "-q", str(sub), "third_party/pybind11")
+    _git(tree, "commit", "-q", "-m", "add submodule")
+    return tree, sub
+
+
+def test_pytorch_tree_kind_version_options_and_submodule(pytorch_tree):
+    tree, sub = pytorch_tree
+    s = probe_source(tree)
+    head = _git(tree, "rev-parse", "HEAD").strip()
+    assert (s.kind, s.name, s.frontend) == ("pytorch", "torch", "setup.py")
+    assert s.git_sha == head and s.version == f"2.14.0a0+git{head[:7]}"
+    assert s.cmake_minimum_required == "3.27"
+    opts = {o.name: o for o in s.cmake_options}
+    assert "COMMENTED_OUT" not in opts
+    assert (opts["BUILD_TEST"].default, opts["BUILD_TEST"].condition) == ("OFF", None)
+    assert (opts["USE_CUDNN"].condition, opts["USE_CUDNN"].forced) == ("USE_CUDA", "OFF")
+    assert opts["USE_NCCL"].condition == "USE_CUDA OR USE_ROCM;UNIX;NOT APPLE"
+    assert opts["USE_MKLDNN"].default == "${CPU_INTEL}" and "USE_DISTRIBUTED" in opts
+    [m] = s.submodules
+    assert (m.path, m.present, m.state) == ("third_party/pybind11", True, "ok")
+    assert m.sha == _git(sub, "rev-parse", "HEAD").strip() and m.url == str(sub)
+
+
+def test_deinitialised_submodule_is_missing(pytorch_tree):
+    tree, _ = pytorch_tree
+    _git(tree, "submodule", "deinit", "-q", "-f", "third_party/pybind11")
+    [m] = probe_source(tree).submodules
+    assert m.present is False and m.state == "uninitialized"
+
+
+def test_scikit_build_core_front_end_without_setup_py(pytorch_tree):
+    tree, _ = pytorch_tree
+    (tree / "setup.py").unlink()
+    (tree / "pyproject.toml").write_text('[build-system]\nrequires = ["scikit-build-core>=1.0"]\n'
+                                         'build-backend = "pytorch_build_backend"\n')
+    s = probe_source(tree)
+    assert s.kind == "pytorch" and s.frontend == "scikit-build-core"
+    assert s.build_requires == ["scikit-build-core>=1.0"]
+
+
+def test_extension_tree(tmp_path):
+    tree = _repo(tmp_path / "ext", {
+        "setup.py": """\
+            import os
+            from setuptools import setup
+            from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+            FORCE = os.getenv("FORCE_CUDA", "0") == "1"
+            jobs = os.environ.get('MAX_JOBS')
+            if "TORCH_CUDA_ARCH_LIST" in os.environ: pass
+            setup(name="myext", version="0.3.1", ext_modules=[CUDAExtension("myext._C", ["csrc/k.cu"])],
+                  cmdclass={"build_ext": BuildExtension.with_options(use_ninja=False)})
+            """,
+        "pyproject.toml": '[build-system]\nrequires = ["setuptools", "torch>=2.0"]\n',
+        "csrc/k.cu": "__global__ void k() {}\n",
+    })
+    s = probe_source(tree)
+    assert (s.kind, s.name, s.version, s.frontend) == ("extension", "myext", "0.3.1", "setup.py")
+    assert s.uses_cpp_extension and s.has_cuda_sources and s.disables_ninja
+    assert s.env_vars == ["FORCE_CUDA", "MAX_JOBS", "TORCH_CUDA_ARCH_LIST"]
+    assert s.build_requires == ["setuptools", "torch>=2.0"]
+    assert s.submodules == []
+
+
+def test_cmake_parsers_on_edge_cases():
+    assert parse_cmake_minimum("cmake_minimum_required(VERSION 3.18...3.27)") == "3.18"
+    assert parse_cmake_minimum("# cmake_minimum_required(VERSION 9.9)\nproject(x)") is None
+    opts = parse_cmake_options('option(A "has ) paren" ON)\noption(B "x \\"q\\"" OFF) # trailing\n')
+    assert [(o.name, o.description, o.default) for o in opts] == [("A", "has ) paren", "ON"), ("B", 'x "q"', "OFF")]
+    subs = parse_gitmodules('[submodule "third_party/NNPACK_deps/pthreadpool"]\n\tpath = third_party/pthreadpool\n'
+                            '\turl = https://github.com/Maratyszcza/pthreadpool.git\n')
+    assert (subs[0].name, subs[0].path) == ("third_party/NNPACK_deps/pthreadpool", "third_party/pthreadpool")
+
+
+def test_collect_is_fast_and_round_trips(pytorch_tree):
+    tree, _ = pytorch_tree
+    collect()  # warm the OS caches once, as a user's second run would be
+    t0 = time.perf_counter()
+    f = collect(tree)
+    took = time.perf_counter() - t0
+    assert took < 1.0, f"collect took {took:.2f} s"
+    assert f.source.kind == "pytorch" and f.probe_seconds > 0
+    assert Facts.from_json(f.to_json()) == f
