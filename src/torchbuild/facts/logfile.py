@@ -444,15 +444,15 @@ class LogReader:
 
 
 def _looks_binary(sample: bytes) -> bool:
-    """True when ``sample`` is clearly not text: NUL bytes in more than 1% of it, or
-    more than 10% control bytes other than tab, newline, CR, ESC, BS, FF."""
+    """True when ``sample`` is clearly not text: NUL bytes in more than 0.1% of it, or
+    more than 5% control bytes other than tab, newline, CR, ESC, BS, FF."""
     if not sample:
         return False
     nul = sample.count(b"\x00")
-    if nul * 100 > len(sample):
+    if nul * 1000 > len(sample):
         return True
     ctrl = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 11, 12, 13, 27, 8))
-    return ctrl * 10 > len(sample)
+    return ctrl * 20 > len(sample)
 
 
 def open_log(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> LogReader:

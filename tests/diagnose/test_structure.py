@@ -1,0 +1,147 @@
+"""Failure structure: the root is the earliest failing step's own first error."""
+
+from __future__ import annotations
+
+from .conftest import diagnose_text
+
+
+def _parallel_ninja_log(n_blocks: int = 8) -> str:
+    parts = ["[1/900] Building CXX object a.o"]
+    for i in range(n_blocks):
+        parts += [
+            f"FAILED: obj/k{i}.o",
+            f"/usr/bin/c++ -Werror=return-type -c src/k{i}.cpp -o obj/k{i}.o",
+            f"src/k{i}.cpp: In function 'void f{i}()':",
+            f"src/k{i}.cpp:{10 + i}:5: error: 'undeclared_{i}' was not declared in this scope",
+            f"[{i + 2}/900] Building CXX object b{i}.o",
+        ]
+    parts += ["ninja: build stopped: subcommand failed."]
+    return "\n".join(parts)
+
+
+def test_first_of_eight_parallel_failed_blocks_is_the_root():
+    d = diagnose_text(_parallel_ninja_log())
+    assert d.first_error is not None
+    assert d.first_error.line == 5 and "undeclared_0" in d.first_error.text
+    assert d.root.cause_id == "unknown"
+    assert d.root.line == 5
+    assert d.root.step is not None and d.root.step.line == 2 and d.root.step.command_line == 3
+
+
+def test_all_lists_every_failing_step():
+    d = diagnose_text(_parallel_ninja_log(), all_failures=True)
+    lines = [c.line for c in d.causes]
+    assert lines == [5 + 5 * i for i in range(8)]
+
+
+def test_summary_lines_are_never_the_root():
+    d = diagnose_text("""
+        running build_ext
+        error: command '/usr/bin/g++' failed with exit code 1
+        ninja: build stopped: subcommand failed.
+        subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.
+        RuntimeError: Error compiling objects for extension
+        ERROR: Failed building wheel for foo
+    """)
+    assert d.root.cause_id == "unknown"
+    assert d.first_error is not None and d.first_error.line == 2  # only summaries: the first is shown
+    assert d.root.confidence == 0.0
+
+
+def test_pip_wrapper_around_the_real_error():
+    d = diagnose_text("""
+        Collecting flash-attn
+          Using cached flash_attn-2.5.8.tar.gz (2.5 MB)
+          Installing build dependencies ... done
+          Getting requirements to build wheel ... error
+          error: subprocess-exited-with-error
+
+          × Getting requirements to build wheel did not run successfully.
+          │ exit code: 1
+          ╰─> [17 lines of output]
+              Traceback (most recent call last):
+                File "/tmp/pip-build-env-x/overlay/lib/python3.11/site-packages/setuptools/build_meta.py", line 304, in _get_build_requires
+                  self.run_setup()
+                File "<string>", line 19, in <module>
+              ModuleNotFoundError: No module named 'torch'
+              [end of output]
+
+          note: This error originates from a subprocess, and is likely not a problem with pip.
+        error: subprocess-exited-with-error
+    """)
+    assert d.root.cause_id == "torch_missing_in_build_env"
+    assert d.root.line == 14
+    assert d.root.confidence >= 0.7
+
+
+def test_warnings_before_the_error_are_skipped():
+    d = diagnose_text("""
+        /x/a.cpp:3:7: warning: unused variable 'y' [-Wunused-variable]
+        /x/a.cpp:9:1: error: expected ';' before '}' token
+    """)
+    assert d.first_error is not None and d.first_error.line == 2
+
+
+def test_known_cause_later_than_an_unknown_first_error_has_low_confidence():
+    d = diagnose_text("""
+        FAILED: a.o
+        c++ -c a.cpp
+        a.cpp:1:1: error: something nobody knows
+        ninja: build stopped: subcommand failed.
+        FAILED: b.o
+        c++ -c b.cpp
+        c++: fatal error: Killed signal terminated program cc1plus
+    """)
+    assert d.first_error is not None and d.first_error.line == 3
+    assert d.root.cause_id == "out_of_memory"
+    assert d.root.confidence < 0.7
+
+
+def test_cmake_message_wrapped_over_lines_is_joined():
+    d = diagnose_text("""
+        CMake Error at third_party/protobuf/cmake/CMakeLists.txt:2 (cmake_minimum_required):
+          Compatibility with CMake < 3.5 has been removed from
+          CMake.
+
+          Update the VERSION argument <min> value.
+
+        -- Configuring incomplete, errors occurred!
+    """)
+    assert d.root.cause_id == "cmake_too_new"
+    assert d.root.line == 1
+
+
+def test_cmake_submodule_directory_message():
+    d = diagnose_text("""
+        CMake Error at CMakeLists.txt:1021 (add_subdirectory):
+          The source directory
+
+            /home/u/pytorch/third_party/pybind11
+
+          does not contain a CMakeLists.txt file.
+    """)
+    assert d.root.cause_id == "submodule_missing"
+
+
+def test_ci_timestamps_and_ansi_free_text_are_normalised():
+    d = diagnose_text("""
+        2024-05-01T10:00:00.1234567Z [3/5] Building CUDA object x.o
+        2024-05-01T10:00:01.1234567Z nvcc fatal   : Unsupported gpu architecture 'compute_35'
+    """)
+    assert d.root.cause_id == "cuda_arch_unsupported"
+    assert d.root.values["arch"] == "compute_35"
+
+
+def test_empty_input_is_unknown_without_error():
+    d = diagnose_text("")
+    assert d.root.cause_id == "unknown" and d.first_error is None
+
+
+def test_json_document_shape():
+    d = diagnose_text("nvcc fatal   : Unsupported gpu architecture 'compute_70'")
+    doc = d.to_json_dict()
+    assert set(doc) >= {"causes", "first_error", "stats"}
+    c = doc["causes"][0]
+    assert set(c) >= {"cause_id", "confidence", "line", "evidence", "explanation", "fix", "source"}
+    assert c["evidence"][0] == {"line": 1, "text": "nvcc fatal   : Unsupported gpu architecture 'compute_70'"}
+    assert set(doc["stats"]) >= {"bytes", "lines", "seconds"}
