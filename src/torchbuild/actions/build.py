@@ -31,6 +31,7 @@ from ..facts.cmake_cache import read_cmake_cache
 from ..facts.model import Facts
 from ..facts.user_config import read_user_profiles
 from ..ui import console, render_findings, render_plan
+from . import compile_cache
 from .fetch import ResolvedSource, cache_dir, resolve_source
 from .record import sha256_file, timestamp, write_record
 from .runner import ProgressTracker, open_new_log, run_logged
@@ -168,6 +169,8 @@ def build(req: BuildRequest) -> BuildResult:
                               "log": str(log_path), "started": stem}
     try:
         _prepare_tree(plan, tree, stem, log)
+        cache_session = compile_cache.start_session(plan.cache_setup, env, tree, compilers=compile_cache.compilers_of(facts),
+                                                    log=log)
         tracker = ProgressTracker()
         wheel: Path | None = None
         build_start = time.time()
@@ -181,9 +184,11 @@ def build(req: BuildRequest) -> BuildResult:
                 argv = [str(wheel) if a == "{wheel}" else a for a in argv]
             result = run_logged(argv, cwd=cmd.cwd, env=env, log=log, tracker=tracker, env_diff=plan.env_values())
             if result.returncode != 0:
+                record["compile_cache"] = cache_session.finish() if cache_session else None
                 return _failed(plan, tree, stem, log_path, record, tracker, result.returncode, t0)
         if plan.mode.value == "wheel" and wheel is None:
             wheel = _newest_wheel(Path(plan.wheel_dir or tree), since=build_start)
+        record["compile_cache"] = cache_session.finish() if cache_session else None
     finally:
         log.close()
     record["phases"] = {k: round(v, 3) for k, v in tracker.phase_times.items()}
@@ -207,7 +212,8 @@ def build(req: BuildRequest) -> BuildResult:
     if not verify_ok:
         raise VerifyFailedError(f"the build finished but verification failed (record: {record_path}).",
                                 fix="see the failed checks above.")
-    console.print(f"[green]built[/green] {tree.name} in {seconds:.0f} s"
+    cache_line = compile_cache.summary_line(record.get("compile_cache"))
+    console.print(f"[green]built[/green] {tree.name} in {seconds:.0f} s" + (f" · {cache_line}" if cache_line else "")
                   + (f"\nwheel: {wheel}" if wheel else "") + f"\nrecord: {record_path}\nlog: {log_path}")
     return res
 

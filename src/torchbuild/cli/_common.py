@@ -4,9 +4,11 @@ by :func:`torchbuild.decisions.plan.make_plan`)."""
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from ..decisions.plan import BUILD_TYPES, CACHES, MODES, Intent
+from ..decisions.cache_plan import DISTRIBUTORS
 
 __all__ = ["add_plan_options", "intent_from_args"]
 
@@ -25,6 +27,12 @@ def add_plan_options(p: argparse.ArgumentParser) -> None:
     cuda.add_argument("--no-cuda", dest="cuda", action="store_const", const=False, help="build without CUDA")
     p.add_argument("--arch", help="TORCH_CUDA_ARCH_LIST, e.g. '8.6' or '8.0;9.0+PTX' (default: the GPUs present)")
     p.add_argument("--cache", choices=CACHES, help="compiler cache (default: auto = sccache, else ccache, else none)")
+    p.add_argument("--cache-url", metavar="URL",
+                   help="shared cache for a team: redis://HOST:PORT/DB (sccache or ccache); unreachable -> local cache with a warning")
+    p.add_argument("--distribute", choices=DISTRIBUTORS,
+                   help="distributed compilation through distcc (with ccache or no cache) or sccache-dist (with sccache)")
+    p.add_argument("--hosts", metavar="HOSTS",
+                   help="distcc hosts 'HOST[:PORT][/SLOTS] ...' (default: $DISTCC_HOSTS) or the sccache-dist scheduler URL")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                    help="a build option (USE_*, BUILD_*, CMAKE_*, or a variable the package's setup.py reads); repeatable")
     p.add_argument("--python", help="the interpreter to build with and install into (default: this one)")
@@ -44,4 +52,15 @@ def intent_from_args(args: argparse.Namespace) -> Intent:
     """The :class:`Intent` the parsed flags express."""
     return Intent(profile=args.profile, mode=args.mode, build_type=args.build_type, jobs=args.jobs, cuda=args.cuda,
                   arch=args.arch, cache=args.cache, sets=list(args.sets), install=not args.no_install,
-                  wheel_dir=args.wheel_dir)
+                  wheel_dir=args.wheel_dir, cache_url=getattr(args, "cache_url", None),
+                  distribute=getattr(args, "distribute", None), **_hosts(args))
+
+
+def _hosts(args: argparse.Namespace) -> dict:
+    """``--hosts``, else ``DISTCC_HOSTS`` from the environment for ``--distribute distcc``."""
+    hosts = getattr(args, "hosts", None)
+    if hosts:
+        return {"hosts": hosts, "hosts_source": "--hosts"}
+    if getattr(args, "distribute", None) == "distcc" and os.environ.get("DISTCC_HOSTS"):
+        return {"hosts": os.environ["DISTCC_HOSTS"], "hosts_source": "DISTCC_HOSTS"}
+    return {"hosts": None, "hosts_source": "--hosts"}

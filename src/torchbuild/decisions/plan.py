@@ -124,6 +124,10 @@ class Intent:
     sets: list[str] = field(default_factory=list)
     install: bool = True
     wheel_dir: str | None = None
+    cache_url: str | None = None
+    distribute: str | None = None
+    hosts: str | None = None
+    hosts_source: str = "--hosts"
 
 
 @dataclass
@@ -156,6 +160,9 @@ class Plan:
     reconfigure: list[CacheDiff] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: what torchbuild.actions.compile_cache sets up before the build (wrappers, backend
+    #: check, distribution); see torchbuild.decisions.cache_plan.
+    cache_setup: dict[str, Any] = field(default_factory=dict)
 
     def env_values(self) -> dict[str, str]:
         """``{NAME: value}`` of the variables the plan sets."""
@@ -451,7 +458,8 @@ def make_plan(
         try:
             _check_key(k, kind, known, forbidden, have_options)
         except UnknownOptionError:
-            notes.append(f"profile {profile_name}: {k}={v} skipped: this tree does not read {k}.")
+            if intent.profile:  # a profile the user chose: say what did not apply
+                notes.append(f"profile {profile_name}: {k}={v} skipped: this tree does not read {k}.")
             continue
         options[k] = Setting(v, psrc)
     user_sets = _parse_sets(intent.sets)
@@ -594,9 +602,6 @@ def make_plan(
         reads = set(src.env_vars)
         if "FORCE_CUDA" in reads and "FORCE_CUDA" not in options:
             env["FORCE_CUDA"] = Setting("1" if cuda.value else "0", f"{cuda.source} (setup.py reads FORCE_CUDA)")
-        if cache.value != "none":
-            notes.append(f"compiler cache {cache.value}: setuptools extension builds call CC/CXX and nvcc directly; "
-                         "wrapping them is not wired yet, so this build compiles without the cache.")
     if cuda.value:
         env["TORCH_CUDA_ARCH_LIST"] = Setting(";".join(arch_list.value), arch_list.source)
         if toolkit and toolkit.home:
@@ -606,6 +611,24 @@ def make_plan(
         extra_inc = _extra_cuda_includes(facts)
         if extra_inc:
             env["CPATH"] = Setting(":".join(extra_inc), "headers the toolkit lacks, found elsewhere on this machine")
+    # compile cache wiring, shared backend, distribution (decisions/cache_plan.py) ------
+    from .cache_plan import cache_settings
+
+    cpart = cache_settings(
+        tool=cache.value, tool_source=cache.source, tools=tools, kind=kind, mode=mode.value, cuda=bool(cuda.value),
+        jobs=int(jobs.value), jobs_from_user=jobs.source in ("--jobs", "--set MAX_JOBS"), cache_url=intent.cache_url,
+        distribute=intent.distribute, hosts=intent.hosts, hosts_source=intent.hosts_source, cc=facts.cc, cxx=facts.cxx,
+        cuda_home=(toolkit.home if toolkit else None), nvcc=(toolkit.nvcc if toolkit else None))
+    for k, (v, s) in cpart.env.items():
+        env[k] = Setting(v, s)
+    if cpart.jobs is not None:
+        jobs = Setting(cpart.jobs[0], cpart.jobs[1])
+        env["MAX_JOBS"] = Setting(str(jobs.value), jobs.source)
+        if "CMAKE_BUILD_PARALLEL_LEVEL" in env:
+            env["CMAKE_BUILD_PARALLEL_LEVEL"] = Setting(str(jobs.value), jobs.source)
+    notes.extend(cpart.notes)
+    warnings.extend(cpart.warnings)
+    cache_setup = cpart.setup
     if kind == "extension" and src.disables_ninja and mode.value in ("wheel", "install", "develop"):
         if cuda.value:
             notes.append("setup.py turns ninja off and builds CUDA: torch's BuildExtension swaps the compiler on a shared "
@@ -643,9 +666,9 @@ def make_plan(
             defs["TORCH_CUDA_ARCH_LIST"] = ";".join(arch_list.value)
         for k, s in options.items():
             defs[k] = str(s.value)
-        if cache.value != "none":
-            for lang in ["C", "CXX"] + (["CUDA"] if cuda.value else []):
-                defs[f"CMAKE_{lang}_COMPILER_LAUNCHER"] = cache.value
+        for lang in ["C", "CXX", "CUDA"]:
+            if f"CMAKE_{lang}_COMPILER_LAUNCHER" in env:
+                defs[f"CMAKE_{lang}_COMPILER_LAUNCHER"] = str(env.pop(f"CMAKE_{lang}_COMPILER_LAUNCHER").value)
         commands.append(Command(["cmake", "-S", tree, "-B", build_dir, "-G", "Ninja"] + [f"-D{k}={v}" for k, v in defs.items()], tree, "configure"))
         commands.append(Command(["cmake", "--build", build_dir, "--target", "install", "-j", str(jobs.value)], tree, "build"))
         for k in ("DEBUG", "REL_WITH_DEB_INFO", "USE_CUDA", "CMAKE_BUILD_TYPE"):
@@ -658,6 +681,7 @@ def make_plan(
         mode=mode, build_type=build_type, jobs=jobs, cuda=cuda, arch_list=arch_list, cache=cache, install=install,
         options=options, env=env, commands=commands, build_dir=build_dir,
         wheel_dir=wheel_dir if mode.value == "wheel" else None, notes=notes, warnings=warnings,
+        cache_setup=cache_setup,
     )
     if kind == "pytorch" and mode.value != "libtorch" and cmake_cache is not None:
         plan.reconfigure = cmake_cache_diff(plan, cmake_cache)
