@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -174,17 +175,27 @@ def _ignore_in_git(folder: Path) -> None:
 
 
 def _stop_group(proc: subprocess.Popen[bytes], grace: float = 10.0) -> None:
-    """SIGINT the process group, then SIGTERM, then SIGKILL, waiting ``grace`` seconds each."""
+    """Stop the command's whole process group: SIGINT (what a terminal's Ctrl-C sends),
+    then SIGTERM, then SIGKILL, ``grace`` seconds apart while the leader lives; members
+    that outlive the leader (a shell's background jobs ignore SIGINT) get SIGTERM and
+    SIGKILL too, so nothing of the build keeps running."""
+    pgid = proc.pid
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
         try:
-            os.killpg(proc.pid, sig)
+            os.killpg(pgid, sig)
         except ProcessLookupError:
             return
         try:
             proc.wait(timeout=grace)
-            return
+            break
         except subprocess.TimeoutExpired:
             continue
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        time.sleep(0.2)
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return
 
 
 def run_logged(
@@ -238,10 +249,18 @@ def run_logged(
         task = progress.add_task("build", total=None, phase="start", last="")
     buf = b""
     try:
+        fd = proc.stdout.fileno()
         while True:
-            chunk = proc.stdout.read1(65536) if hasattr(proc.stdout, "read1") else proc.stdout.read(65536)  # type: ignore[union-attr]
-            if not chunk:
+            ready, _, _ = select.select([fd], [], [], 2.0)
+            chunk = os.read(fd, 65536) if ready else None
+            if chunk == b"":
                 break
+            if chunk is None:  # no output for a while: keep the display alive
+                now = time.monotonic()
+                if progress is None and now - last_print >= 60.0:
+                    console.print(f"{tracker.describe()}  ({_fmt_secs(now - start)} elapsed)", markup=False, highlight=False)
+                    last_print = now
+                continue
             log.write(chunk)
             buf += chunk
             *lines, buf = re.split(rb"\r\n|\n|\r", buf)
@@ -258,8 +277,8 @@ def run_logged(
                                 total=tracker.total or None, last=tracker.last_line[-60:])
             elif now - last_print >= 5.0:
                 desc = tracker.describe()
-                if desc != last_desc:
-                    console.print(desc, markup=False, highlight=False)
+                if desc != last_desc or now - last_print >= 60.0:  # a heartbeat at least once a minute
+                    console.print(f"{desc}  ({_fmt_secs(now - start)} elapsed)", markup=False, highlight=False)
                     last_desc, last_print = desc, now
         if buf:
             tracker.feed(buf)
@@ -281,7 +300,7 @@ def run_logged(
     tracker.finish()
     seconds = time.monotonic() - start
     if not live and tracker.describe() != last_desc:
-        console.print(tracker.describe(), markup=False, highlight=False)
+        console.print(f"{tracker.describe()}  ({_fmt_secs(seconds)} elapsed)", markup=False, highlight=False)
     return RunResult(rc, seconds, tracker)
 
 

@@ -1,0 +1,118 @@
+"""The runner with real processes: CMake + Ninja output parsed for progress, logs that
+are never overwritten, and Ctrl-C stopping the whole process group."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from torchbuild.actions.runner import ProgressTracker, open_new_log, run_logged
+
+
+def _cmake_project(root: Path, n: int = 4) -> Path:
+    root.mkdir()
+    srcs = []
+    for i in range(n):
+        (root / f"f{i}.cpp").write_text(f"int f{i}() {{ return {i}; }}\n")
+        srcs.append(f"f{i}.cpp")
+    (root / "CMakeLists.txt").write_text(textwrap.dedent(f"""
+        cmake_minimum_required(VERSION 3.18)
+        project(p CXX)
+        add_library(p SHARED {' '.join(srcs)})
+    """))
+    return root
+
+
+def test_ninja_progress_phases_and_full_log(tmp_path):
+    proj = _cmake_project(tmp_path / "proj")
+    log_path, log = open_new_log(tmp_path / "logs", "b")
+    tracker = ProgressTracker()
+    env = dict(os.environ)
+    r1 = run_logged(["cmake", "-S", str(proj), "-B", str(proj / "build"), "-G", "Ninja"], cwd=proj, env=env, log=log,
+                    tracker=tracker, live=False)
+    r2 = run_logged(["cmake", "--build", str(proj / "build")], cwd=proj, env=env, log=log, tracker=tracker, live=False)
+    log.close()
+    assert r1.returncode == 0 and r2.returncode == 0
+    assert tracker.total == 5 and tracker.done == 5  # 4 objects + 1 link, as ninja counts them
+    assert tracker.phase == "link"
+    assert {"configure", "compile", "link"} <= set(tracker.phase_times)
+    text = log_path.read_text()
+    assert "Build files have been written" in text and "[5/5] Linking CXX shared library" in text
+
+
+def test_tracker_reads_setuptools_steps_and_ninja_restarts():
+    t = ProgressTracker()
+    for line in [b"running build_ext", b"building 'pkg._a' extension", b"gcc -c a.cpp", b"building 'pkg._b' extension"]:
+        t.feed(line, now=1.0)
+    assert t.phase == "python extensions" and t.steps == ["pkg._a", "pkg._b"]
+    assert "step 2: building 'pkg._b' extension" in t.describe()
+    t.feed(b"[1/10] Building CXX object x.o", now=2.0)
+    t.feed(b"[10/10] Linking CXX shared library libx.so", now=3.0)
+    assert (t.done, t.total, t.phase) == (10, 10, "link")
+    t.feed(b"[1/3] Building CXX object y.o", now=4.0)  # a second ninja run starts over
+    assert (t.done, t.total, t.phase) == (1, 3, "compile")
+
+
+def test_logs_are_never_overwritten(tmp_path):
+    p1, f1 = open_new_log(tmp_path, "same")
+    f1.write(b"first\n")
+    f1.close()
+    p2, f2 = open_new_log(tmp_path, "same")
+    f2.close()
+    assert p1 != p2 and p1.read_bytes() == b"first\n"
+    assert (tmp_path / ".gitignore").exists() is False  # only a .torchbuild folder ignores itself
+
+
+def test_failure_exit_code_is_returned_and_logged(tmp_path):
+    log_path, log = open_new_log(tmp_path, "f")
+    r = run_logged([sys.executable, "-c", "import sys; print('boom\\r\\nx'); sys.exit(3)"], cwd=tmp_path,
+                   env=dict(os.environ), log=log, live=False)
+    log.close()
+    assert r.returncode == 3 and b"boom" in log_path.read_bytes()
+
+
+def test_ctrl_c_stops_the_whole_process_group(tmp_path):
+    """A build whose command starts children of its own: SIGINT to torchbuild's process must
+    leave none of them running."""
+    pidfile = tmp_path / "pids"
+    driver = tmp_path / "driver.py"
+    driver.write_text(textwrap.dedent(f"""
+        import os, sys
+        from pathlib import Path
+        from torchbuild.actions.runner import open_new_log, run_logged
+        from torchbuild.errors import InterruptedBuildError
+        _, log = open_new_log(Path({str(tmp_path)!r}) / "logs", "int")
+        script = "sleep 300 & echo $! >> {pidfile}; sleep 300 & echo $! >> {pidfile}; echo started; wait"
+        try:
+            run_logged(["sh", "-c", script], cwd={str(tmp_path)!r}, env=dict(os.environ), log=log, live=False)
+        except InterruptedBuildError as exc:
+            print("INTERRUPTED", exc.exit_code, flush=True)
+            sys.exit(exc.exit_code)
+    """))
+    proc = subprocess.Popen([sys.executable, str(driver)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and not (pidfile.exists() and len(pidfile.read_text().split()) == 2):
+        time.sleep(0.1)
+    pids = [int(p) for p in pidfile.read_text().split()]
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "INTERRUPTED 130" in out, err
+    time.sleep(0.5)
+    for pid in pids:
+        alive = True
+        try:
+            os.kill(pid, 0)
+            state = Path(f"/proc/{pid}/stat").read_text().split()[2] if Path(f"/proc/{pid}/stat").exists() else "X"
+            alive = state not in ("Z", "X")
+        except ProcessLookupError:
+            alive = False
+        assert not alive, f"child {pid} still running"
+    log = next((tmp_path / "logs").glob("int*.log")).read_bytes()
+    assert b"started" in log and b"interrupted by the user" in log
