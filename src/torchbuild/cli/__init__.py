@@ -31,6 +31,7 @@ COMMANDS: list[str] = [
     "build",
     "verify",
     "diagnose",
+    "cache",
 ]
 
 

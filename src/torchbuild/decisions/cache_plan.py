@@ -308,6 +308,16 @@ def cache_settings(
             env["CCACHE_REMOTE_STORAGE"] = (url.ccache_url(), "--cache-url (ccache manual: remote_storage)")
         part.notes.append(f"shared cache {url.redacted()} ({tool}); if it cannot be reached when the build starts, "
                           "the build warns and uses the local cache instead.")
+    if tool == "ccache" and (kind == "pytorch" or mode == "libtorch"):
+        # CMake >= 3.24 runs configure checks (try_compile) in fresh random folders
+        # build/CMakeFiles/CMakeScratch/TryCompile-XXXXXX; the folder name reaches the
+        # preprocessed output, so every clean configure would miss.  ccache's base_dir makes
+        # paths below it relative to the compiler's working directory (ccache manual,
+        # "base_dir"), which removes the random part; nothing else lives below it, so the
+        # tree's own objects keep their absolute paths (__FILE__, debug info).
+        bdir = "build-libtorch" if mode == "libtorch" else "build"
+        env["CCACHE_BASEDIR"] = (f"{{tree}}/{bdir}/CMakeFiles/CMakeScratch",
+                                 "configure checks in random CMakeScratch folders hit the cache (ccache base_dir)")
     if tool == "sccache":
         env["SCCACHE_BASEDIRS"] = ("{tree}", "the tree: checkouts at other paths share cache entries (sccache basedirs)")
         env["SCCACHE_IGNORE_SERVER_IO_ERROR"] = ("1", "compile locally if the sccache server fails (sccache docs)")
