@@ -579,7 +579,7 @@ def start_session(setup: Mapping[str, Any] | None, env: MutableMapping[str, str]
         if setup.get("distribute") == "sccache-dist":
             proc = _run([exe, "--dist-status"], env)
             status = (proc.stdout or proc.stderr).strip()
-            if proc.returncode != 0 or "disabled" in status.lower() or "error" in status.lower():
+            if proc.returncode != 0 or "SchedulerStatus" not in status:
                 _warn(session, f"sccache-dist is not ready ({status[:200] or 'no status'}); sccache compiles locally. "
                                "See `torchbuild cache config --dist` and docs/cache.md.", log)
             else:

