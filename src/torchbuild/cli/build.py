@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..actions.build import BuildRequest, build
 from ..errors import TorchbuildError
 from ._common import add_plan_options, intent_from_args
 
@@ -26,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # typ
 
 def run(args: argparse.Namespace) -> int:
     """Build; exit 0 on success, 1 on a failed doctor/build/verify, 2 on bad input, 3 on fetch failure."""
+    from ..actions.build import BuildRequest, build
+
     req = BuildRequest(source=args.source, intent=intent_from_args(args), python=args.python, force=args.force,
                        verify=not args.no_verify, profile_file=args.profile_file)
     if not args.json:

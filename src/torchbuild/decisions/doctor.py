@@ -535,8 +535,9 @@ def _check_ninja(facts, out, kind):
                            f"{facts.python.executable or 'python'} -m pip install ninja"))
     if kind == "extension" and src is not None and src.disables_ninja:
         out.append(Finding("ninja", "note",
-                           "setup.py passes use_ninja=False: torch's BuildExtension compiles serially and MAX_JOBS has "
-                           "no effect on it.", None))
+                           "setup.py passes use_ninja=False: torch's BuildExtension then compiles one source after another "
+                           "and ignores MAX_JOBS; torchbuild build compiles its extensions in parallel with "
+                           "setuptools' build_ext --parallel instead (CPU builds).", None))
     if kind == "pytorch" and _tool(facts, "ccache") is None and _tool(facts, "sccache") is None:
         out.append(Finding("compiler_cache", "note",
                            "Neither ccache nor sccache is installed: every rebuild after a clean compiles everything again.",
