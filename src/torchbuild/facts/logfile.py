@@ -273,6 +273,8 @@ class LogReader:
                 self.stream_error = f"the {self.compression or 'input'} stream could not be read to the end ({exc})"
                 return
             if not data:
+                if self._proc is not None and self._proc.wait() != 0:
+                    self.stream_error = f"zstd could not decompress {self.name} to the end (exit code {self._proc.returncode}); diagnosed the text read before that"
                 return
             if first:
                 first = False
