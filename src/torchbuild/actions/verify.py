@@ -297,10 +297,11 @@ def _ldd(path: str, lib_dirs: list[str] | None = None) -> dict[str, str | None]:
     return out
 
 
-def _elf_info(path: str) -> dict[str, Any]:
+def _elf_info(path: str, *, symbols: bool = False) -> dict[str, Any]:
     """``needed``, ``runpath``, ``rpath`` and ``cxx11_symbols`` (undefined symbols that use
     ``std::__cxx11``: evidence of ``_GLIBCXX_USE_CXX11_ABI=1``) via pyelftools; ``{}`` when
-    the file is not ELF."""
+    the file is not ELF.  ``symbols`` scans ``.dynsym`` (slow in pure Python for libtorch's
+    ~10^5 symbols, so only done for extensions)."""
     try:
         from elftools.elf.dynamic import DynamicSection
         from elftools.elf.elffile import ELFFile
@@ -320,7 +321,7 @@ def _elf_info(path: str) -> dict[str, Any]:
                             info["runpath"] = tag.runpath
                         elif tag.entry.d_tag == "DT_RPATH":
                             info["rpath"] = tag.rpath
-            dynsym = elf.get_section_by_name(".dynsym")
+            dynsym = elf.get_section_by_name(".dynsym") if symbols else None
             if dynsym is not None:
                 for sym in dynsym.iter_symbols():
                     if sym["st_shndx"] == "SHN_UNDEF" and sym.name.startswith("_Z"):
@@ -332,8 +333,8 @@ def _elf_info(path: str) -> dict[str, Any]:
     return info
 
 
-def _inspect_files(files: list[str], lib_dirs: list[str] | None) -> dict[str, dict[str, Any]]:
-    return {f: {"ldd": _ldd(f, lib_dirs), **_elf_info(f)} for f in files}
+def _inspect_files(files: list[str], lib_dirs: list[str] | None, *, symbols: bool = False) -> dict[str, dict[str, Any]]:
+    return {f: {"ldd": _ldd(f, lib_dirs), **_elf_info(f, symbols=symbols)} for f in files}
 
 
 def _ldd_checks(report: VerifyReport, files: dict[str, dict[str, Any]], check_id: str, what: str) -> None:
@@ -662,7 +663,7 @@ def verify_extension(
     ext_files = data.get("ext_files")
     if ext_files is None:  # import failed: find the files without importing
         ext_files = _find_module_files(exe, module)
-    files = _inspect_files(ext_files, [lib_dir] if lib_dir else None)
+    files = _inspect_files(ext_files, [lib_dir] if lib_dir else None, symbols=True)
     report.facts["files"] = files
     _ldd_checks(report, files, "ext_ldd", module)
 
