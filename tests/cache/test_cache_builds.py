@@ -1,0 +1,141 @@
+"""Real builds through the real CLI with real caches and servers (minutes on 2 cores).
+
+* minitorch (the PyTorch-kind test tree) with ccache: cold build, then a clean build
+  directory with the warm cache: every compile is a hit; a changed compile flag misses.
+* two checkouts of the same commit sharing one sccache through a real Redis on loopback
+  (two sccache servers with separate local folders, as on two machines): the second
+  checkout's build is served from the first's entries.
+* distcc to a real distccd on 127.0.0.1: the build completes and the daemon compiled
+  for it; with the daemon stopped mid-build, the build still completes (local fallback).
+* the real ``torch-scatter==2.1.2`` sdist with sccache, built twice from clean build
+  directories (once: it is the slowest test).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from support.minitorch import make_minitorch
+
+from .conftest import make_cache_env
+
+pytestmark = pytest.mark.slow
+
+
+def record_of(r) -> dict:
+    assert r.returncode == 0, r.stderr[-6000:]
+    return json.loads(Path(r.json["record"]).read_text())
+
+
+def mt_build(cli, tree: Path, venv: Path, env: dict, *extra: str):
+    # --force: doctor wants CMake >= 3.27 for a 2.13 tree; minitorch itself needs 3.18
+    return cli("build", str(tree), "--python", str(venv), "--no-cuda", "--force", "--json", *extra, env=env, timeout=900)
+
+
+def test_minitorch_clean_rebuild_with_warm_ccache_is_all_hits_and_a_changed_flag_misses(tmp_path, mt_venv, cli, ccache_exe):
+    env = make_cache_env(tmp_path)
+    tree = make_minitorch(tmp_path / "pytorch")
+    cold = record_of(mt_build(cli, tree, mt_venv, env, "--cache", "ccache"))["compile_cache"]
+    assert cold["tool"] == "ccache" and cold["misses"] > 0
+    assert cold["compilers"]["cxx"]["version"] and cold["exe"] == ccache_exe
+
+    shutil.rmtree(tree / "build")
+    r = mt_build(cli, tree, mt_venv, env, "--cache", "ccache")
+    warm = record_of(r)["compile_cache"]
+    assert warm["misses"] == 0 and warm["hits"] == cold["hits"] + cold["misses"], warm
+    assert warm["hit_rate"] == 1.0
+    assert f"{warm['hits']} hits, 0 misses" in r.stderr  # the summary line says it
+
+    r = mt_build(cli, tree, mt_venv, env, "--cache", "ccache", "--set", "CMAKE_CXX_FLAGS=-DTB_CHANGED_FLAG=1")
+    changed = record_of(r)["compile_cache"]
+    assert "reconfigure" in r.stderr
+    assert changed["misses"] > 0, changed  # a changed flag compiles again: never a wrong hit
+    log = Path(r.json["log"]).read_text(errors="replace")
+    assert "-DTB_CHANGED_FLAG=1" in log
+
+
+def test_two_checkouts_share_one_sccache_through_redis(tmp_path, mt_venv, cli, sccache_exe, redis_server):
+    a = make_minitorch(tmp_path / "alice" / "pytorch")
+    b = tmp_path / "bob" / "pytorch"
+    b.parent.mkdir()
+    subprocess.run(["git", "-c", "protocol.file.allow=always", "clone", "-q", "--recurse-submodules", str(a), str(b)],
+                   check=True, timeout=120, capture_output=True)
+    url = f"redis://127.0.0.1:{redis_server}/1"
+    # two sccache servers with their own local folders: the only thing they share is Redis
+    env_a, env_b = make_cache_env(tmp_path, "alice"), make_cache_env(tmp_path, "bob")
+    try:
+        # USE_OPENMP=0: CMake >= 3.24 runs FindOpenMP's configure checks in random
+        # CMakeScratch/TryCompile-XXXXXX folders, which sccache 0.16 cannot strip from its
+        # key, so they can never hit (docs/cache.md); the tree's own compiles all can.
+        first = record_of(mt_build(cli, a, mt_venv, env_a, "--cache", "sccache", "--cache-url", url,
+                                   "--set", "USE_OPENMP=0"))["compile_cache"]
+        assert first["backend"] == "redis" and first["location"].startswith("redis")
+        assert first["misses"] > 0 and first["errors"] == 0
+        second = record_of(mt_build(cli, b, mt_venv, env_b, "--cache", "sccache", "--cache-url", url,
+                                    "--set", "USE_OPENMP=0"))["compile_cache"]
+        assert second["location"].startswith("redis")
+        assert second["misses"] == 0 and second["hits"] == first["misses"] + first["hits"], second
+        assert not Path(env_b["SCCACHE_DIR"]).exists() or not any(Path(env_b["SCCACHE_DIR"]).rglob("*.o*"))
+    finally:
+        env_a.stop()
+        env_b.stop()
+
+
+def test_distcc_build_completes_and_survives_the_daemon_stopping_mid_build(tmp_path, mt_venv, cli, distccd):
+    env = make_cache_env(tmp_path)
+    tree = make_minitorch(tmp_path / "pytorch")
+    hosts = f"127.0.0.1:{distccd.port}/2"
+    rec = record_of(mt_build(cli, tree, mt_venv, env, "--cache", "none", "--distribute", "distcc", "--hosts", hosts))
+    assert rec["plan"]["env"]["DISTCC_HOSTS"]["value"] == hosts
+    assert rec["compile_cache"]["distribute"] == "distcc"
+    remote = distccd.compiles()
+    assert remote >= 10, distccd.log.read_text()[-3000:]  # the tree's sources were compiled by distccd
+
+    shutil.rmtree(tree / "build")
+    before = distccd.compiles()
+    proc = subprocess.Popen([sys.executable, "-m", "torchbuild", "build", str(tree), "--python", str(mt_venv), "--no-cuda",
+                             "--force", "--json", "--cache", "none", "--distribute", "distcc", "--hosts", hosts],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 300
+        while distccd.compiles() <= before + 1 and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the build finished before the daemon could be stopped"
+        distccd.stop()
+        stopped_at = distccd.compiles()
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    assert proc.returncode == 0, err[-6000:]
+    assert stopped_at - before < remote  # the rest of the build compiled here, after the daemon stopped
+    assert json.loads(out)["status"] == "ok"
+
+
+def test_torch_scatter_second_clean_build_is_all_sccache_hits(tmp_path, ext_venv, cli, sccache_exe):
+    env = make_cache_env(tmp_path)
+    env["TORCHBUILD_CACHE"] = str(tmp_path / "tbcache")
+    try:
+        r1 = cli("build", "torch-scatter==2.1.2", "--python", str(ext_venv), "--cache", "sccache", "--json", env=env,
+                 timeout=1500)
+        cold = record_of(r1)["compile_cache"]
+        assert cold["tool"] == "sccache" and cold["misses"] > 0
+        tree = Path(r1.json["source"])
+        assert "CC" in record_of(r1)["plan"]["env"]  # setuptools build: compiler wrappers
+        for d in [tree / "build", *tree.glob("*.egg-info")]:
+            shutil.rmtree(d, ignore_errors=True)
+        r2 = cli("build", "torch-scatter==2.1.2", "--python", str(ext_venv), "--cache", "sccache", "--json", env=env,
+                 timeout=1500)
+        warm = record_of(r2)["compile_cache"]
+        assert warm["misses"] == 0 and warm["hits"] == cold["hits"] + cold["misses"], warm
+        assert r2.json["seconds"] < r1.json["seconds"]
+    finally:
+        env.stop()
