@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from torchbuild.actions.verify import Expectations, verify_torch
+
 from support.minitorch import INJECTED_ERROR, SUBMODULE_PATH, build_env, make_build_venv, make_minitorch
 
 pytestmark = pytest.mark.slow
@@ -106,6 +108,12 @@ def test_develop_build_imports_and_runs_an_op(venv_python, tmp_path):
     assert "not found" not in ldd and f"{tree}/torch/lib/libtorch_cpu.so" in ldd
     status = subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True, check=True)
     assert status.stdout == ""  # every build output is ignored
+
+    # torchbuild verify on the develop build: passes with the plan's values, fails on another build type
+    report = verify_torch(str(venv_python), Expectations(version="2.13.0", cuda="", build_type="Debug"))
+    assert {c.id for c in report.failed} == {"build_type"}, report.failed
+    assert report.facts["torch_dir"] == str(tree / "torch") and report.check("op").ok
+    assert set(report.facts["files"]) == {str(so), str(tree / "torch/lib/libc10.so"), str(tree / "torch/lib/libtorch_cpu.so")}
 
     # The stale-settings trap: with build/CMakeCache.txt present, a changed variable is ignored...
     again = pip_develop(venv_python, tree, USE_DISTRIBUTED="0", MAX_JOBS="1")
