@@ -1,0 +1,104 @@
+"""Benchmark: compile caching (issue 4).  Run by hand; prints the ratios.
+
+1. The test tree (minitorch, PyTorch kind) with ccache: cold build (empty cache) vs a
+   second build from a clean build directory with the warm cache.  Goal <= 0.15.
+2. ``torch-scatter==2.1.2`` (the real sdist) with sccache: the same comparison.  Goal <= 0.15.
+3. No-op rebuild: ``torchbuild build`` on the up-to-date test tree (goal <= 2 s), and
+   against ``python setup.py develop`` on the same up-to-date tree (goal <= 0.5).
+
+Caches live in a temporary folder (``CCACHE_DIR``, ``SCCACHE_DIR``, a private
+``SCCACHE_SERVER_PORT``), so the user's caches are neither used nor touched.
+
+    python benchmarks/bench_cache.py [--skip-scatter]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from support.minitorch import make_build_venv, make_minitorch  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def torchbuild(env: dict, *args: str) -> tuple[float, dict]:
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "torchbuild", "build", *args, "--json"], env=env, capture_output=True,
+                          text=True, timeout=3600)
+    wall = time.perf_counter() - t
+    if proc.returncode != 0:
+        sys.exit(f"torchbuild build {' '.join(args)} failed:\n{proc.stderr[-4000:]}")
+    res = json.loads(proc.stdout)
+    rec = json.loads(Path(res["record"]).read_text())
+    return wall, {"result": res, "cache": rec.get("compile_cache") or {}}
+
+
+def line(name: str, a: float, b: float, goal: float, cache: dict | None = None) -> None:
+    ratio = b / a
+    extra = f"  (warm: {cache.get('hits')} hits, {cache.get('misses')} misses)" if cache else ""
+    print(f"{name:<44} {a:7.1f} s -> {b:7.1f} s   ratio {ratio:5.2f}   goal <= {goal}: "
+          f"{'met' if ratio <= goal else 'MISSED'}{extra}", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--skip-scatter", action="store_true", help="skip the torch-scatter comparison (about 3 minutes)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="tb-bench-cache-") as tmp:
+        base = Path(tmp)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CCACHE_", "SCCACHE_", "DISTCC_"))}
+        env.update({"CCACHE_DIR": str(base / "ccache"), "SCCACHE_DIR": str(base / "sccache"),
+                    "SCCACHE_SERVER_PORT": str(free_port()), "TORCHBUILD_CACHE": str(base / "tbcache"), "PYTHONPATH": ""})
+        try:
+            venv = make_build_venv(base / "venv")
+            tree = make_minitorch(base / "pytorch")
+            mt = [str(tree), "--python", str(venv), "--no-cuda", "--force", "--cache", "ccache"]
+            cold, _ = torchbuild(env, *mt)
+            shutil.rmtree(tree / "build")
+            warm, info = torchbuild(env, *mt)
+            line("test tree: warm clean build / cold", cold, warm, 0.15, info["cache"])
+
+            noop, _ = torchbuild(env, *mt)
+            t = time.perf_counter()
+            plain_env = {k: v for k, v in env.items() if not k.startswith(("CMAKE_", "USE_", "BUILD_"))}
+            plain_env["PATH"] = f"{venv.parent}{os.pathsep}{env['PATH']}"
+            subprocess.run([str(venv), "setup.py", "develop"], cwd=tree, env=plain_env, check=True, timeout=600,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            develop = time.perf_counter() - t
+            print(f"{'no-op torchbuild build (test tree)':<44} {noop:7.1f} s   goal <= 2 s: {'met' if noop <= 2 else 'MISSED'}")
+            line("no-op: torchbuild build / setup.py develop", develop, noop, 0.5)
+
+            if not args.skip_scatter:
+                import venv as _venv
+
+                _venv.EnvBuilder(system_site_packages=True, with_pip=False, symlinks=True).create(base / "ext-venv")
+                sc = ["torch-scatter==2.1.2", "--cache", "sccache", "--python", str(base / "ext-venv" / "bin" / "python")]
+                cold, r1 = torchbuild(env, *sc)
+                src = Path(r1["result"]["source"])
+                shutil.rmtree(src / "build", ignore_errors=True)
+                warm, info = torchbuild(env, *sc)
+                line("torch-scatter 2.1.2: warm clean build / cold", cold, warm, 0.15, info["cache"])
+        finally:
+            exe = shutil.which("sccache")
+            if exe:
+                subprocess.run([exe, "--stop-server"], env=env, capture_output=True, timeout=30)
+
+
+if __name__ == "__main__":
+    main()
