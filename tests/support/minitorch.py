@@ -50,6 +50,7 @@ Never install the generated tree into a Python that has the real torch; use
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -1384,8 +1385,6 @@ def make_minitorch(
         _git(["submodule", "deinit", "-q", "-f", SUBMODULE_PATH], dest)
         modules = dest / ".git" / "modules" / SUBMODULE_PATH
         if modules.exists():
-            import shutil
-
             shutil.rmtree(modules)
     return dest
 

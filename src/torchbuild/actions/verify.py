@@ -35,7 +35,6 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..decisions.torch_config import TorchConfig, parse_torch_config
