@@ -11,3 +11,7 @@ Layers (``shared/DESIGN.md``), each depending only on those above it:
 """
 
 __version__ = "0.1.0"
+
+from .api import build, diagnose, doctor, plan, verify  # noqa: E402  (thin, lazy wrappers)
+
+__all__ = ["__version__", "build", "diagnose", "doctor", "plan", "verify"]
