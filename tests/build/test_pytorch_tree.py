@@ -69,10 +69,14 @@ def test_changed_option_reconfigures_instead_of_being_ignored(built, venv_python
 
 def test_injected_compile_error_names_file_line_and_message(tmp_path, venv_python, cli):
     tree = make_minitorch(tmp_path / "pytorch", inject_error=True)
-    r = cli("build", str(tree), "--python", str(venv_python), "--no-cuda", "--cache", "none")
+    r = cli("build", str(tree), "--python", str(venv_python), "--no-cuda", "--cache", "none", "--json")
     assert r.returncode == 1, r.stderr[-3000:]
     assert f"{INJECTED_ERROR.file}:{INJECTED_ERROR.line}" in r.stderr
     assert "error:" in r.stderr
+    res = r.json
+    assert res["status"] == "failed" and res["wheel"] is None and Path(res["log"]).is_file() and Path(res["record"]).is_file()
+    first = res["diagnosis"]["first_error"]
+    assert INJECTED_ERROR.file in first["text"] and str(INJECTED_ERROR.line) in first["text"]
     logs = list((tree / ".torchbuild" / "logs").glob("*.log"))
     assert len(logs) == 1 and "FAILED" in logs[0].read_text(errors="replace")
     rec = json.loads(next((tree / ".torchbuild" / "records").glob("*.json")).read_text())

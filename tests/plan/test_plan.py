@@ -195,3 +195,28 @@ def test_export_formats_roundtrip_the_environment():
     assert 'set "MAX_JOBS=2"' in bat and bat.endswith("\r\n")
     with pytest.raises(UsageError):
         plan.export("ps1")
+
+
+def test_scikit_build_core_front_end_gets_parallel_level_and_pip():
+    """PyTorch >= 2.14 builds through scikit-build-core: MAX_JOBS is mapped to
+    CMAKE_BUILD_PARALLEL_LEVEL (pytorch-build-facts.md §1e) and the command is pip."""
+    f = pytorch_facts(gpus=[H100])
+    f.source.frontend = "scikit-build-core"
+    plan = make_plan(f, Intent(jobs=6))
+    env = plan.env_values()
+    assert env["CMAKE_BUILD_PARALLEL_LEVEL"] == "6" and env["MAX_JOBS"] == "6"
+    assert plan.commands[0].argv[3:] == ["install", "-e", ".", "-v", "--no-build-isolation"]
+    wheel = make_plan(f, Intent(jobs=6, mode="wheel", install=False))
+    assert wheel.commands[0].argv[3:5] == ["wheel", "."] and len(wheel.commands) == 1
+
+
+def test_libtorch_mode_is_a_cmake_ninja_build_with_python_off():
+    plan = make_plan(pytorch_facts(gpus=[H100]), Intent(jobs=4, mode="libtorch", build_type="debug"))
+    configure, build = plan.commands
+    assert configure.argv[:2] == ["cmake", "-S"] and "-G" in configure.argv and "Ninja" in configure.argv
+    for d in ("-DBUILD_SHARED_LIBS=ON", "-DCMAKE_BUILD_TYPE=Debug", "-DBUILD_PYTHON=OFF", "-DTORCH_CUDA_ARCH_LIST=9.0+PTX"):
+        assert d in configure.argv
+    assert build.argv[:4] == ["cmake", "--build", plan.build_dir, "--target"] and build.argv[-2:] == ["-j", "4"]
+    assert plan.install.value is False
+    with pytest.raises(ConflictingOptionsError):
+        make_plan(extension_facts(), Intent(jobs=2, mode="libtorch"))

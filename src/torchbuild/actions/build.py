@@ -210,8 +210,10 @@ def build(req: BuildRequest) -> BuildResult:
     res = BuildResult("ok" if verify_ok else "failed", str(tree), plan.to_dict(), str(wheel) if wheel else None,
                       str(record_path), str(log_path), seconds, verify=verify_dict)
     if not verify_ok:
-        raise VerifyFailedError(f"the build finished but verification failed (record: {record_path}).",
-                                fix="see the failed checks above.")
+        vexc = VerifyFailedError(f"the build finished but verification failed (record: {record_path}).",
+                                 fix="see the failed checks above.")
+        vexc.result = res  # type: ignore[attr-defined]
+        raise vexc
     cache_line = compile_cache.summary_line(record.get("compile_cache"))
     console.print(f"[green]built[/green] {tree.name} in {seconds:.0f} s" + (f" · {cache_line}" if cache_line else "")
                   + (f"\nwheel: {wheel}" if wheel else "") + f"\nrecord: {record_path}\nlog: {log_path}")
@@ -260,10 +262,13 @@ def _failed(plan: Plan, tree: Path, stem: str, log_path: Path, record: dict[str,
     record_path = write_record(tree, stem, record)
     first = diag.causes[0] if diag.causes else None
     cause = f" Cause: {first.cause_id}." if first and first.cause_id != "unknown" else ""
-    raise BuildFailedError(
+    exc = BuildFailedError(
         f"the build failed in phase '{tracker.phase}' (exit {rc}).{cause} Full log: {log_path_str}; record: {record_path}.",
         fix=(first.fix if first and first.fix else "see the diagnosis above; after fixing, run the same command again "
              "to continue incrementally."))
+    exc.result = BuildResult("failed", str(tree), plan.to_dict(), None, str(record_path), log_path_str,  # type: ignore[attr-defined]
+                             record["seconds"], diagnosis=record["diagnosis"])
+    raise exc
 
 
 def _verify(plan: Plan, facts: Facts, wheel: Path | None):  # -> VerifyReport

@@ -35,7 +35,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = build(req)
     except TorchbuildError as exc:
-        print(json.dumps({"status": "failed", "source": args.source, "error": str(exc), "exit_code": exc.exit_code}))
+        result = getattr(exc, "result", None)
+        doc = result.to_json_dict() if result is not None else {
+            "status": "failed", "source": args.source, "plan": None, "wheel": None, "record": None, "log": None,
+            "seconds": None}
+        doc.update({"error": str(exc), "exit_code": exc.exit_code})
+        print(json.dumps(doc, indent=2))
         raise
     print(json.dumps(result.to_json_dict(), indent=2))
     return 0
