@@ -90,16 +90,18 @@ def render_plan(plan: object, *, explain: bool = False) -> None:
 
 
 def render_verify(report: object) -> None:
-    """Print a verify report: one line per check (ok / FAILED), with the fix of failures.
+    """Print a verify report: one line per check, the fix under each failed one, then a
+    verdict line.
 
-    :param report: :class:`torchbuild.actions.verify.VerifyReport` (``checks`` with ``id``,
-        ``ok``, ``message``, ``fix``).
+    :param report: :class:`torchbuild.actions.verify.VerifyReport` (``target``, ``python``,
+        ``checks`` with ``id``, ``ok``, ``message``, ``fix``; ``ok``, ``failed``).
     """
-    checks = getattr(report, "checks", [])
-    console.print("verify:", style="bold", markup=False)
-    for c in checks:
-        ok = getattr(c, "ok", False)
-        console.print(f"  {'ok    ' if ok else 'FAILED'} [{getattr(c, 'id', '?')}] {getattr(c, 'message', '')}",
-                      style="green" if ok else "bold red", markup=False)
-        if not ok and getattr(c, "fix", None):
-            console.print(f"         fix: {c.fix}", style="dim", markup=False)
+    r = report
+    console.print(f"verify {r.target} ({r.python})", style="bold", markup=False)
+    for c in r.checks:
+        mark, style = ("ok  ", "green") if c.ok else ("FAIL", "red")
+        console.print(f"  {mark} {c.id}: {c.message}", style=None if c.ok else style, markup=False)
+        if not c.ok and c.fix:
+            console.print(f"       fix: {c.fix}", markup=False)
+    console.print(f"{r.target}: " + ("all checks passed" if r.ok else f"{len(r.failed)} check(s) failed"),
+                  style="green" if r.ok else "red", markup=False)

@@ -290,7 +290,14 @@ def _verify(plan: Plan, facts: Facts, wheel: Path | None):  # -> VerifyReport
         if module is None and facts.source and facts.source.name:
             module = facts.source.name.replace("-", "_")
         expect = None  # the extension is checked against the installed torch itself (same libtorch)
-        report = verify_extension(plan.python, module or "", expect=expect, smoke=row.get("smoke") if row else None)
+        if not module:
+            from .verify import VerifyReport
+
+            report = VerifyReport(target="extension", python=plan.python)
+            report.add("import", False, "cannot tell which module the built package provides (no top_level.txt, "
+                       "no importable folder in the wheel)", "verify it by hand: torchbuild verify --extension MODULE")
+        else:
+            report = verify_extension(plan.python, module, expect=expect, smoke=row.get("smoke") if row else None)
     from ..ui import render_verify
 
     render_verify(report)

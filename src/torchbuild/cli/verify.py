@@ -14,7 +14,7 @@ import sys
 
 from ..actions.verify import Expectations, VerifyReport, verify_extension, verify_torch
 from ..errors import UsageError
-from ..ui import console
+from ..ui import render_verify
 
 __all__ = ["register", "run", "parse_expect_cuda", "print_report"]
 
@@ -76,19 +76,7 @@ def _expectations(args: argparse.Namespace) -> Expectations | None:
     return expect
 
 
-def print_report(report: VerifyReport) -> None:
-    """One line per check on stderr; the fix under each failed one."""
-    console.print(f"verify {report.target} ({report.python})", style="bold", markup=False)
-    for c in report.checks:
-        mark, style = ("ok  ", "green") if c.ok else ("FAIL", "red")
-        console.print(f"  {mark} {c.id}: {c.message}", style=None if c.ok else style, markup=False)
-        if not c.ok and c.fix:
-            console.print(f"       fix: {c.fix}", markup=False)
-    console.print(
-        f"{report.target}: " + ("all checks passed" if report.ok else f"{len(report.failed)} check(s) failed"),
-        style="green" if report.ok else "red",
-        markup=False,
-    )
+print_report = render_verify  # one renderer for verify and build
 
 
 def run(args: argparse.Namespace) -> int:
