@@ -16,7 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from support.minitorch import INJECTED_ERROR, SUBMODULE_PATH, make_build_venv, make_minitorch
+from support.minitorch import INJECTED_ERROR, SUBMODULE_PATH, make_build_venv
+from support.minitorch import make_minitorch as _make_minitorch
+
+# minitorch says it is PyTorch 2.8.0: the release whose needs (CMake >= 3.18, GCC >= 9,
+# Python 3.9-3.13; pytorch-build-facts.md §3-4) this machine meets, as the tree's own
+# CMakeLists.txt does.  (2.10 and later need CMake 3.27; this machine has 3.25.)
+VERSION = "2.8.0"
+
+
+def make_minitorch(dest, **kw):
+    return _make_minitorch(dest, version=VERSION, **kw)
 
 pytestmark = pytest.mark.slow
 
@@ -44,7 +54,7 @@ def test_develop_build_succeeds_with_progress_log_record_and_verify(built, venv_
     log = Path(res["log"])
     assert log.parent == tree / ".torchbuild" / "logs"
     text = log.read_text(errors="replace")
-    assert re.search(r"^\[\d+/\d+\] ", text, re.M) and "-G Ninja" in text
+    assert re.search(r"^\s*\[\d+/\d+\] ", text, re.M) and "-GNinja" in text
     rec = json.loads(Path(res["record"]).read_text())
     assert rec["outcome"] == "ok" and rec["source"]["git_sha"] and rec["source"]["submodules"][0]["path"] == SUBMODULE_PATH
     assert rec["verify"]["ok"] is True
@@ -61,7 +71,7 @@ def test_changed_option_reconfigures_instead_of_being_ignored(built, venv_python
     assert r.returncode == 0, r.stderr[-5000:]
     assert "reconfigure" in r.stderr and "BUILD_TEST" in r.stderr
     cache = (tree / "build" / "CMakeCache.txt").read_text()
-    assert re.search(r"^BUILD_TEST:BOOL=(1|ON|TRUE)$", cache, re.M)
+    assert re.search(r"^BUILD_TEST:BOOL=(1|ON|TRUE|True)$", cache, re.M)
     assert list((tree / "build").glob("CMakeCache.txt.torchbuild-*"))  # old cache kept, not deleted
     logs = sorted((tree / ".torchbuild" / "logs").glob("*.log"))
     assert len(logs) >= 2  # the first log is still there
@@ -88,6 +98,6 @@ def test_missing_submodule_is_stopped_by_doctor_before_compiling(tmp_path, venv_
     tree = make_minitorch(tmp_path / "pytorch", init_submodule=False)
     r = cli("build", str(tree), "--python", str(venv_python), "--no-cuda", "--cache", "none")
     assert r.returncode == 1
-    assert "[submodules]" in r.stderr and "git submodule update --init --recursive" in r.stderr
+    assert "[submodules]" in r.stderr and "submodule update --init --recursive" in r.stderr and "third_party/minifmt" in r.stderr
     assert "nothing was compiled" in r.stderr
     assert not (tree / "build").exists()
