@@ -499,7 +499,10 @@ def _check_cmake(facts, out, kind, target, target_from, rel):
     need, need_from, unc = None, "", False
     if src is not None and src.cmake_minimum_required:
         need, need_from = src.cmake_minimum_required, "the tree's cmake_minimum_required"
-    if rel is not None and rel.cmake and (need is None or vkey(rel.cmake["min"]) > vkey(need)):
+    if src is not None and src.setup_cmake_minimum and (need is None or vkey(src.setup_cmake_minimum) > vkey(need)):
+        need, need_from = src.setup_cmake_minimum, "the tree's setup.py (tools/setup_helpers/env.py)"
+    tree_says = src is not None and src.setup_cmake_minimum is not None  # the tree itself beats the release table
+    if not tree_says and rel is not None and rel.cmake and (need is None or vkey(rel.cmake["min"]) > vkey(need)):
         need, need_from, unc = rel.cmake["min"], f"PyTorch {target}", bool(rel.cmake.get("uncertain"))
     if cmake is None:
         if kind is None:

@@ -263,6 +263,11 @@ class SourceTree:
     submodules: list[Submodule] = field(default_factory=list)
     cmake_options: list[CMakeOption] = field(default_factory=list)
     cmake_minimum_required: str | None = None
+    #: ``CMAKE_MINIMUM_VERSION_STRING`` of a PyTorch tree's ``tools/setup_helpers/env.py``:
+    #: the CMake version its setup.py itself refuses to go below (``"3.27"``; PyTorch
+    #: ``tools/setup_helpers/env.py`` @07cde1febe3c, digest pytorch-build-facts.md §1c);
+    #: None when the tree has no such file or line.
+    setup_cmake_minimum: str | None = None
     uses_cpp_extension: bool = False
     has_cuda_sources: bool = False
     disables_ninja: bool = False

@@ -311,6 +311,11 @@ def probe_source(path: Path) -> SourceTree:
         if tree.kind == "pytorch":
             tree.cmake_options = parse_cmake_options(cmake_text)
 
+    if tree.kind == "pytorch":
+        env_py = read_text(root / "tools" / "setup_helpers" / "env.py")
+        m = re.search(r"^CMAKE_MINIMUM_VERSION_STRING\s*=\s*['\"](\d+(?:\.\d+)+)['\"]", env_py or "", re.M)
+        tree.setup_cmake_minimum = m.group(1) if m else None
+
     gitmodules = read_text(root / ".gitmodules")
     if gitmodules:
         tree.submodules = parse_gitmodules(gitmodules)
