@@ -220,3 +220,12 @@ def test_libtorch_mode_is_a_cmake_ninja_build_with_python_off():
     assert plan.install.value is False
     with pytest.raises(ConflictingOptionsError):
         make_plan(extension_facts(), Intent(jobs=2, mode="libtorch"))
+
+
+def test_cache_none_turns_pytorchs_own_ccache_pickup_off():
+    f = pytorch_facts(gpus=[H100])
+    f.source.cmake_options.append(CMakeOption("USE_CCACHE", "ON", "Attempt using CCache to wrap the compilation", "UNIX", "OFF"))
+    env = make_plan(f, Intent(jobs=2, cache="none")).env_values()
+    assert env["USE_CCACHE"] == "0" and not any(k.endswith("_COMPILER_LAUNCHER") for k in env)
+    env = make_plan(f, Intent(jobs=2, cache="ccache")).env_values()
+    assert "USE_CCACHE" not in env and env["CMAKE_CXX_COMPILER_LAUNCHER"] == "ccache"

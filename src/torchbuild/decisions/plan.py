@@ -596,6 +596,10 @@ def make_plan(
             langs = ["C", "CXX"] + (["CUDA"] if cuda.value else [])
             for lang in langs:
                 env[f"CMAKE_{lang}_COMPILER_LAUNCHER"] = Setting(cache.value, cache.source)
+        elif "USE_CCACHE" in declared and "USE_CCACHE" not in options:
+            # PyTorch's CMakeLists.txt: USE_CCACHE (ON on UNIX) makes ccache the launcher whenever
+            # it is installed (pytorch-build-facts.md §2), which would defeat --cache none.
+            env["USE_CCACHE"] = Setting("0", f"compiler cache none ({cache.source}): keep CMake from picking ccache up")
     else:
         for k, s in options.items():
             env[k] = s
