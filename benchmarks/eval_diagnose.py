@@ -1,0 +1,108 @@
+"""Accuracy of `torchbuild diagnose --json` on real build logs (run by hand).
+
+    python benchmarks/eval_diagnose.py [--split dev|holdout|all] [--cli] [-v]
+
+The corpus is tests/diagnose/realworld/: excerpts of build logs pasted in public GitHub
+issues, each with the cause judged from its thread (index.toml: file, url, cause,
+why, split).  For every log this runs `torchbuild diagnose LOG --json` (in process
+through the CLI entry point; --cli spawns `python -m torchbuild` instead) and prints:
+
+* accuracy: the first cause is the expected cause id (`unknown` included);
+* wrong-at-high-confidence: the first cause is a different, named cause with
+  confidence >= 0.7 (the issue's bar: at most 5%);
+* a table of the misses (expected, got, confidence, evidence line).
+
+The bar from the issue is >= 85% right first cause and <= 5% wrong at high confidence
+on a held-out set of real logs; "holdout" here is the third of the corpus that was
+only evaluated at the end, never looked at while writing signatures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "diagnose" / "realworld"
+HIGH = 0.7
+
+
+def load_index(split: str = "all") -> list[dict]:
+    """Rows of index.toml, filtered by split ("dev", "holdout" or "all")."""
+    rows = tomllib.loads((CORPUS / "index.toml").read_text())["log"]
+    return [r for r in rows if split == "all" or r["split"] == split]
+
+
+def diagnose_json(path: Path, cli: bool = False) -> dict:
+    """The `diagnose --json` document for ``path``."""
+    if cli:
+        p = subprocess.run([sys.executable, "-m", "torchbuild", "diagnose", str(path), "--json"],
+                           capture_output=True, text=True, check=True)
+        return json.loads(p.stdout)
+    from torchbuild.cli import main
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = main(["diagnose", str(path), "--json"])
+    if rc != 0:
+        raise RuntimeError(f"diagnose exited {rc} on {path}")
+    return json.loads(buf.getvalue())
+
+
+def evaluate(rows: list[dict], cli: bool = False) -> dict:
+    """Score ``rows``: accuracy, wrong-at-high-confidence rate and the misses."""
+    results = []
+    for r in rows:
+        doc = diagnose_json(CORPUS / r["file"], cli)
+        c = doc["causes"][0]
+        ok = c["cause_id"] == r["cause"]
+        wrong_high = (not ok) and c["cause_id"] != "unknown" and c["confidence"] >= HIGH
+        ev = next((e["text"] for e in c["evidence"] if e["line"] == c["line"]), "")
+        results.append({**r, "got": c["cause_id"], "confidence": c["confidence"], "ok": ok,
+                        "wrong_high": wrong_high, "line": c["line"], "evidence": ev})
+    n = len(results) or 1
+    return {
+        "n": len(results),
+        "accuracy": sum(x["ok"] for x in results) / n,
+        "wrong_high_rate": sum(x["wrong_high"] for x in results) / n,
+        "results": results,
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--split", choices=("dev", "holdout", "all"), default="all")
+    ap.add_argument("--cli", action="store_true", help="run `python -m torchbuild` per log (slower)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list every log, not only the misses")
+    ap.add_argument("--json", action="store_true", help="print the scores as JSON")
+    a = ap.parse_args()
+    splits = ("dev", "holdout", "all") if a.split == "all" else (a.split,)
+    out = {}
+    for s in splits:
+        out[s] = evaluate(load_index(s), a.cli)
+    if a.json:
+        print(json.dumps({s: {k: v for k, v in r.items() if k != "results"} for s, r in out.items()}, indent=2))
+        return 0
+    for s in splits:
+        r = out[s]
+        print(f"{s:8} {r['n']:3d} logs   right first cause: {r['accuracy']:6.1%}   "
+              f"wrong at confidence >= {HIGH}: {r['wrong_high_rate']:5.1%}")
+    r = out[splits[-1]]
+    rows = r["results"] if a.verbose else [x for x in r["results"] if not x["ok"]]
+    if rows:
+        print()
+        print(f"{'file':44} {'split':7} {'expected':28} {'got':28} conf  evidence")
+        for x in rows:
+            mark = "  " if x["ok"] else ("!!" if x["wrong_high"] else "--")
+            print(f"{mark}{x['file'][:42]:42} {x['split']:7} {x['cause'][:28]:28} {x['got'][:28]:28} "
+                  f"{x['confidence']:.2f}  {x['line']}: {x['evidence'][:70]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
