@@ -116,3 +116,18 @@ def test_ctrl_c_stops_the_whole_process_group(tmp_path):
         assert not alive, f"child {pid} still running"
     log = next((tmp_path / "logs").glob("int*.log")).read_bytes()
     assert b"started" in log and b"interrupted by the user" in log
+
+
+def test_no_work_is_recognised_from_ninja_output():
+    t = ProgressTracker()
+    t.feed(b"[0/1] Install the project...")
+    t.feed(b"-- Up-to-date: /x/torch/lib/libc10.so")
+    assert t.no_work
+    t2 = ProgressTracker()
+    t2.feed(b"[1/2] Building CXX object a.o")
+    t2.feed(b"[1/1] Install the project...")
+    assert not t2.no_work
+    t3 = ProgressTracker()
+    t3.feed(b"ninja: no work to do.")
+    assert t3.no_work
+    assert not ProgressTracker().no_work  # no ninja at all: unknown, not "no work"

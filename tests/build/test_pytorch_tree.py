@@ -77,6 +77,29 @@ def test_changed_option_reconfigures_instead_of_being_ignored(built, venv_python
     assert len(logs) >= 2  # the first log is still there
 
 
+def test_rebuild_of_unchanged_tree_is_incremental_and_a_touched_file_recompiles_alone(built, venv_python, cli):
+    tree, first = built
+    assert first.returncode == 0
+    args = ("build", str(tree), "--python", str(venv_python), "--no-cuda", "--cache", "none", "--set", "BUILD_TEST=1", "--json")
+    warm = cli(*args)  # same settings as the build before (or the first after a reconfigure)
+    assert warm.returncode == 0, warm.stderr[-3000:]
+    noop = cli(*args)
+    assert noop.returncode == 0, noop.stderr[-3000:]
+    plan = noop.json["plan"]
+    assert plan["incremental"]["value"] is True
+    assert plan["commands"][0]["argv"][:3] == ["cmake", "--build", str(tree / "build")]
+    assert "pip install" not in noop.stderr and "verify: skipped" in noop.stderr
+    src = tree / "c10" / "core" / "Allocator.cpp"
+    src.write_text(src.read_text() + "\n// touched\n")
+    again = cli(*args)
+    assert again.returncode == 0, again.stderr[-3000:]
+    log = Path(again.json["log"]).read_text()
+    assert "Allocator.cpp.o" in log and "Device.cpp.o" not in log  # only the touched file recompiled
+    assert again.json["verify"]["ok"] is True and "skipped" not in again.json["verify"]
+    full = cli(*args, "--full")
+    assert full.returncode == 0 and full.json["plan"]["incremental"]["value"] is False and "pip install -e" in full.stderr
+
+
 def test_injected_compile_error_names_file_line_and_message(tmp_path, venv_python, cli):
     tree = make_minitorch(tmp_path / "pytorch", inject_error=True)
     r = cli("build", str(tree), "--python", str(venv_python), "--no-cuda", "--cache", "none", "--json")

@@ -103,7 +103,12 @@ def prepare(req: BuildRequest) -> tuple[ResolvedSource, Facts, Plan]:
     if wheel_dir is None and resolved.origin != "directory":
         wheel_dir = str(cache_dir() / "wheels")
     intent = req.intent if wheel_dir == req.intent.wheel_dir else _with(req.intent, wheel_dir=wheel_dir)
-    plan = make_plan(facts, intent, user_profiles=profiles, cmake_cache=cmake_cache)
+    previous = None
+    if src.kind == "pytorch" and (resolved.path / "build" / "build.ninja").is_file():
+        from ..facts.records import last_successful_record
+
+        previous = last_successful_record(resolved.path)
+    plan = make_plan(facts, intent, user_profiles=profiles, cmake_cache=cmake_cache, previous=previous)
     return resolved, facts, plan
 
 
@@ -198,7 +203,12 @@ def build(req: BuildRequest) -> BuildResult:
     record["artifacts"] = artifacts
     verify_dict = None
     verify_ok = True
-    if req.verify and plan.install.value:
+    if (req.verify and plan.install.value and plan.incremental and plan.incremental.value and tracker.no_work
+            and _previous_verified(tree)):
+        verify_dict = {"skipped": "nothing was rebuilt since the last successful build, which was verified",
+                       "ok": True}
+        console.print("verify: skipped, nothing was rebuilt since the last successful (verified) build", markup=False)
+    elif req.verify and plan.install.value:
         report = _verify(plan, facts, wheel)
         verify_dict = report.to_json_dict()
         verify_ok = report.ok
@@ -218,6 +228,13 @@ def build(req: BuildRequest) -> BuildResult:
     console.print(f"[green]built[/green] {tree.name} in {seconds:.0f} s" + (f" · {cache_line}" if cache_line else "")
                   + (f"\nwheel: {wheel}" if wheel else "") + f"\nrecord: {record_path}\nlog: {log_path}")
     return res
+
+
+def _previous_verified(tree: Path) -> bool:
+    from ..facts.records import last_successful_record
+
+    prev = last_successful_record(tree)
+    return bool(prev and isinstance(prev.get("verify"), dict) and prev["verify"].get("ok"))
 
 
 def _prepare_tree(plan: Plan, tree: Path, stem: str, log: Any) -> None:

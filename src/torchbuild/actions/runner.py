@@ -57,6 +57,11 @@ class ProgressTracker:
     total: int = 0
     steps: list[str] = field(default_factory=list)
     last_line: str = ""
+    #: ninja said ``ninja: no work to do.`` (nothing was out of date)
+    ninja_idle: bool = False
+    #: ninja edges run other than CMake's ``Install the project...`` step
+    edges_run: int = 0
+    ninja_runs: int = 0
     _run_start: float = 0.0
     _run_done0: int = 0
     phase_times: dict[str, float] = field(default_factory=dict)
@@ -81,13 +86,18 @@ class ProgressTracker:
         if not stripped:
             return
         self.last_line = stripped[:200].decode("utf-8", "replace")
+        if stripped == b"ninja: no work to do.":
+            self.ninja_idle = True
         m = NINJA_STATUS.match(stripped)
         if m:
             done, total = int(m.group(1)), int(m.group(2))
             if total != self.total or done < self.done:  # a new ninja run
                 self._run_start, self._run_done0 = now, max(done - 1, 0)
+                self.ninja_runs += 1
             self.done, self.total = done, total
             what = m.group(3)
+            if not what.startswith(b"Install the project"):
+                self.edges_run += 1
             self._set_phase("link" if what.startswith((b"Linking", b"Creating library")) else "compile", now)
             return
         m = SETUPTOOLS_EXT.match(stripped)
@@ -99,6 +109,11 @@ class ProgressTracker:
             if pattern.search(stripped):
                 self._set_phase(phase, now)
                 return
+
+    @property
+    def no_work(self) -> bool:
+        """True when ninja ran and found nothing out of date (only CMake's install step ran)."""
+        return (self.ninja_idle or self.ninja_runs > 0) and self.edges_run == 0
 
     @property
     def rate(self) -> float | None:

@@ -38,6 +38,8 @@ def add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--python", help="the interpreter to build with and install into (default: this one)")
     p.add_argument("--no-install", action="store_true", help="keep only the wheel; do not install it")
     p.add_argument("--wheel-dir", help="where wheels go (default: <tree>/.torchbuild/dist, or the cache for fetched sources)")
+    p.add_argument("--full", action="store_true",
+                   help="always run the full pip step, even when an incremental CMake rebuild would do")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 
@@ -52,7 +54,7 @@ def intent_from_args(args: argparse.Namespace) -> Intent:
     """The :class:`Intent` the parsed flags express."""
     return Intent(profile=args.profile, mode=args.mode, build_type=args.build_type, jobs=args.jobs, cuda=args.cuda,
                   arch=args.arch, cache=args.cache, sets=list(args.sets), install=not args.no_install,
-                  wheel_dir=args.wheel_dir, cache_url=getattr(args, "cache_url", None),
+                  wheel_dir=args.wheel_dir, full=args.full, cache_url=getattr(args, "cache_url", None),
                   distribute=getattr(args, "distribute", None), **_hosts(args))
 
 

@@ -128,6 +128,7 @@ class Intent:
     distribute: str | None = None
     hosts: str | None = None
     hosts_source: str = "--hosts"
+    full: bool = False
 
 
 @dataclass
@@ -163,6 +164,7 @@ class Plan:
     #: what torchbuild.actions.compile_cache sets up before the build (wrappers, backend
     #: check, distribution); see torchbuild.decisions.cache_plan.
     cache_setup: dict[str, Any] = field(default_factory=dict)
+    incremental: Setting | None = None
 
     def env_values(self) -> dict[str, str]:
         """``{NAME: value}`` of the variables the plan sets."""
@@ -391,6 +393,7 @@ def make_plan(
     *,
     user_profiles: Mapping[str, dict[str, Any]] | None = None,
     cmake_cache: Mapping[str, str] | None = None,
+    previous: Mapping[str, Any] | None = None,
 ) -> Plan:
     """Resolve the plan for ``facts.source`` from the machine and the user's intent.
 
@@ -399,6 +402,9 @@ def make_plan(
     :param intent: flags the user gave.
     :param user_profiles: profiles from ``torchbuild.toml`` / ``[tool.torchbuild]``.
     :param cmake_cache: entries of an existing ``build/CMakeCache.txt`` (pytorch trees).
+    :param previous: the record of this tree's last successful build (``plan``, ``source``,
+        ``verify``), when one exists and ``build/build.ninja`` is there: lets a develop-mode
+        rebuild of an unchanged configuration skip pip (see :func:`_incremental`).
     :returns: the plan; raises before anything is run when the input is bad.
     :raises UnknownOptionError: unknown profile or ``--set`` key (with "did you mean").
     :raises ConflictingOptionsError: two settings that cannot both hold.
@@ -689,7 +695,42 @@ def make_plan(
     )
     if kind == "pytorch" and mode.value != "libtorch" and cmake_cache is not None:
         plan.reconfigure = cmake_cache_diff(plan, cmake_cache)
+    plan.incremental = _incremental(plan, facts, previous, full=intent.full)
+    if plan.incremental.value:
+        plan.commands = [Command(["cmake", "--build", str(Path(tree) / "build"), "--target", "install", "--config",
+                                  build_type.value, "-j", str(jobs.value)], tree, "build")]
+        plan.notes.append(f"incremental rebuild: {plan.incremental.source}; running the CMake build that setup.py "
+                          "would run (build/ is configured and the tree is installed in develop mode); --full runs pip.")
     return plan
+
+
+def _incremental(plan: Plan, facts: Facts, previous: Mapping[str, Any] | None, *, full: bool) -> Setting:
+    """Whether a develop-mode rebuild of a PyTorch tree can run CMake's build directly.
+
+    PyTorch's setup.py (<= 2.13) configures only when ``build/CMakeCache.txt`` is missing and
+    then runs ``cmake --build . --target install`` (pytorch-build-facts.md §1c); everything
+    else it does on a rebuild (metadata, ``version.py``, the editable install) depends only on
+    the plan's environment, the interpreter and the git SHA.  When all three equal those of
+    the last successful build and nothing needs reconfiguring, the CMake build alone is the
+    same rebuild without pip's seconds of overhead.
+    """
+    if full:
+        return Setting(False, "--full")
+    if plan.kind != "pytorch" or plan.mode.value != "develop" or plan.frontend != "setup.py":
+        return Setting(False, "only develop-mode builds of a setup.py PyTorch tree")
+    if plan.reconfigure:
+        return Setting(False, "the CMake cache disagrees with the plan")
+    if not previous:
+        return Setting(False, "no earlier successful build of this tree")
+    prev_plan = previous.get("plan") or {}
+    prev_env = {k: str(v.get("value")) for k, v in (prev_plan.get("env") or {}).items() if isinstance(v, dict)}
+    if prev_plan.get("mode", {}).get("value") != "develop" or prev_plan.get("python") != plan.python:
+        return Setting(False, "the last build used another mode or interpreter")
+    if prev_env != plan.env_values():
+        return Setting(False, "the build environment changed since the last build")
+    if (previous.get("source") or {}).get("git_sha") != (facts.source.git_sha if facts.source else None):
+        return Setting(False, "the git commit changed since the last build (version.py must be regenerated)")
+    return Setting(True, f"same plan, interpreter and commit as the build of {previous.get('started', 'the last record')}")
 
 
 def _norm_build_type(value: str) -> str:
