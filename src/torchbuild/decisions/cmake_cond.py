@@ -13,20 +13,36 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "cmake_bool"]
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
-_TRUE = {"ON", "1", "YES", "TRUE", "Y"}
-_FALSE = {"OFF", "0", "NO", "FALSE", "N", "", "NOTFOUND", "IGNORE"}
+_TRUE = {"1", "ON", "YES", "TRUE", "Y"}
+_FALSE = {"0", "OFF", "NO", "FALSE", "N", "IGNORE", "NOTFOUND", ""}
 
 
-def _const(value: str) -> bool | None:
-    v = value.strip().strip('"').upper()
+def cmake_bool(value: str | None) -> bool | None:
+    """CMake's truthiness of a raw value (CMake docs, ``if(<constant>)``).
+
+    True for ``1``/``ON``/``YES``/``TRUE``/``Y`` (any case) and non-zero numbers; False for
+    ``0``/``OFF``/``NO``/``FALSE``/``N``/``IGNORE``/``NOTFOUND``/empty and anything ending in
+    ``-NOTFOUND``; None for ``None`` or any other string (CMake would read it as a variable
+    name, so its truth is unknown here).
+    """
+    if value is None:
+        return None
+    v = value.strip().upper()
     if v in _TRUE:
         return True
     if v in _FALSE or v.endswith("-NOTFOUND"):
         return False
-    return None
+    try:
+        return float(v) != 0.0
+    except ValueError:
+        return None
+
+
+def _const(value: str) -> bool | None:
+    return cmake_bool(value.strip().strip('"'))
 
 
 def evaluate(condition: str, values: Mapping[str, str], platform: Mapping[str, bool]) -> bool | None:

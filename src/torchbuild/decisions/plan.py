@@ -33,6 +33,7 @@ from .. import knowledge
 from ..errors import ConflictingOptionsError, ProfileError, UnknownOptionError, UsageError
 from ..facts.model import Facts
 from . import cmake_cond
+from .cmake_cond import cmake_bool
 
 __all__ = [
     "MODES",
@@ -56,21 +57,9 @@ BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo")
 CACHES = ("auto", "ccache", "sccache", "none")
 PROFILE_KEYS = ("inherits", "description", "mode", "build_type", "cuda", "arch", "cache", "jobs", "set", "nvcc_flags")
 
-_TRUE = {"ON", "1", "YES", "TRUE", "Y"}
-_FALSE = {"OFF", "0", "NO", "FALSE", "N", "", "NOTFOUND", "IGNORE"}
-
-
 def cmake_truth(value: str | None) -> bool | None:
-    """CMake truthiness of ``value`` (pytorch-build-facts.md §1a and §9): True for
-    ON/1/YES/TRUE/Y, False for OFF/0/NO/FALSE/N/""/NOTFOUND/*-NOTFOUND, None otherwise."""
-    if value is None:
-        return None
-    v = value.strip().upper()
-    if v in _TRUE:
-        return True
-    if v in _FALSE or v.endswith("-NOTFOUND"):
-        return False
-    return None
+    """CMake truthiness of ``value`` (see :func:`torchbuild.decisions.cmake_cond.cmake_bool`)."""
+    return cmake_bool(value)
 
 
 def did_you_mean(name: str, choices: list[str] | tuple[str, ...] | set[str], n: int = 3) -> str:

@@ -29,36 +29,13 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .cmake_cond import cmake_bool
+
 __all__ = ["TorchConfig", "parse_torch_config", "cmake_bool", "arch_flags_to_list"]
 
 _HEADER = "PyTorch built with:"
 _SETTING_SPLIT = re.compile(r", (?=[A-Z][A-Z0-9_]*=)")
 _ARCH_RE = re.compile(r"code=(sm|compute)_(\d+[af]?)")
-
-_CMAKE_TRUE = {"1", "ON", "YES", "TRUE", "Y"}
-_CMAKE_FALSE = {"0", "OFF", "NO", "FALSE", "N", "IGNORE", "NOTFOUND", ""}
-
-
-def cmake_bool(value: str | None) -> bool | None:
-    """CMake's truthiness of a raw value (CMake docs, ``if(<constant>)``).
-
-    True for ``1``/``ON``/``YES``/``TRUE``/``Y`` (any case) and non-zero numbers; False for
-    ``0``/``OFF``/``NO``/``FALSE``/``N``/``IGNORE``/``NOTFOUND``/empty and anything ending in
-    ``-NOTFOUND``; None for ``None`` or any other string (CMake would read it as a variable
-    name, so its truth is unknown here).
-    """
-    if value is None:
-        return None
-    v = value.strip().upper()
-    if v in _CMAKE_TRUE:
-        return True
-    if v in _CMAKE_FALSE or v.endswith("-NOTFOUND"):
-        return False
-    try:
-        return float(v) != 0.0
-    except ValueError:
-        return None
-
 
 def arch_flags_to_list(flags: list[str]) -> list[str]:
     """``["sm_80", "sm_90", "compute_90"]`` -> ``["8.0", "9.0+PTX"]`` (``TORCH_CUDA_ARCH_LIST`` form).
