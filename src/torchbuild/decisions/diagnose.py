@@ -77,11 +77,19 @@ GATE: tuple[str, ...] = (
     "onflict", "but you have", "GLIBC", "CXXABI", "WinError", "THC", "AT_CHECK", "C++17",
     "NumPy", "numpy", "quota", "Disk", "signal", "Stop.", "没有", "无法", "未声明", "不明确", "导出",
     "不匹配", "错误", "build dependency", "is too", "only supported", "Cannot", "cannot",
-    "could be found", "COMPILER",
+    "could be found", "COMPILER", "ermission", "CUDNN", "needed by",
 )
 
 #: Confidence of a cause matched outside the root window is capped here.
 OFF_ROOT_CAP = 0.55
+#: Confidence of a cause named by a hint line near an unmatched first error.
+HINT_CAP = 0.6
+#: Confidence of a cause named by a hint line in a log with no error at all.
+HINT_ALONE_CAP = 0.5
+#: A hint counts for the first error when it is at most this many lines before it.
+HINT_BEFORE = 10
+#: Hint lines kept (memory bound).
+MAX_HINTS = 50
 #: Error events, steps and causes kept (memory bound); later ones are counted.
 MAX_EVENTS = 400
 MAX_STEPS = 200
@@ -238,6 +246,11 @@ class Signature:
     :param priority: higher is tried first on the same line (specific before general).
     :param defaults: values used when a pattern did not capture one.
     :param examples: real log lines the signature must match (tested).
+    :param hint: the matching line is context, not an error of its own (CMake's
+        ``-- Could NOT find CUDNN``, ld's ``warning: libX.so, needed by Y, not
+        found``): it never becomes the first error, and names the cause only when the
+        log's first error matched nothing (at most :data:`HINT_CAP`, or
+        :data:`HINT_ALONE_CAP` when the log has no error at all).
     """
 
     id: str
@@ -251,6 +264,7 @@ class Signature:
     priority: int = 0
     defaults: Mapping[str, str] = field(default_factory=dict)
     examples: tuple[str, ...] = ()
+    hint: bool = False
 
     def match(self, text: str) -> dict[str, str] | None:
         """Values captured when ``text`` matches, else None."""
@@ -303,6 +317,7 @@ def load_signatures() -> tuple[Signature, ...]:
                     priority=int(row.get("priority", 0)),
                     defaults=dict(row.get("defaults", {})),
                     examples=tuple(row.get("examples", ())),
+                    hint=bool(row.get("hint", False)),
                 )
             )
         except (KeyError, TypeError, ValueError, re.error) as exc:
@@ -319,9 +334,11 @@ _PREFIX = re.compile(
     r"|\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s*"  # [2024-01-01 12:00:00]
     r"|\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s*"  # [12:00:00]
     r")?"
+    r"(?:>\s)*"  # a quoted reply on GitHub ("> Traceback ...")
     r"[\s│║┃|]*(?:╰─>\s*)?"
 )
 
+_WRAP_PAD = re.compile(r"(?<=\S) {8,}(?=\S)")
 _PROGRESS = re.compile(r"^\[\d+/\d+\]\s")
 _SNIPPET = re.compile(r"^\d+\s+\|\s|^\|\s|^[\s~^|]+$")
 
@@ -463,6 +480,7 @@ class Diagnoser:
         self._cmake_blank = 0
         self._sig_seen: set[str] = set()
         self.first_summary: ErrorLine | None = None
+        self.hints: list[_Event] = []  # lines matched by a hint signature (not errors)
 
     # -- helpers ------------------------------------------------------------
     def _interesting(self, body: str) -> bool:
@@ -474,6 +492,12 @@ class Diagnoser:
                 v = s.match(text)
                 if v is not None:
                     return s, v
+        if "        " in text:
+            # a line copied from a terminal that wrapped it: the padding of the wrap
+            # splits words ("not expa          nded with"); match it joined again
+            joined = _WRAP_PAD.sub("", text)
+            if joined != text:
+                return self._match_sigs(joined)
         return None
 
     def _add_event(self, ev: _Event) -> None:
@@ -601,6 +625,12 @@ class Diagnoser:
         if _SNIPPET.match(body):
             return
         hit = self._match_sigs(body)
+        if hit is not None and hit[0].hint:
+            if len(self.hints) < MAX_HINTS:
+                self.hints.append(_Event(number, body, self.cur_step, hit[0], hit[1],
+                                         before=list(self.prev), kind=_kind(body)))
+                self._after.append(self.hints[-1])
+            hit = None  # the line itself is classified as if nothing matched
         if hit is not None:
             sig, vals = hit
             if body.startswith("CMake Error"):
@@ -632,6 +662,14 @@ class Diagnoser:
         stats.lines_examined = self.examined
         notes = list(notes)
         events = self.events
+        if not events and self.hints:
+            ev = self.hints[0]
+            c = self._cause(ev, min(ev.sig.confidence, HINT_ALONE_CAP))  # type: ignore[union-attr]
+            notes.append(
+                f"The log shows no error of its own; line {ev.line} suggests {c.cause_id}, "
+                "so it is reported with low confidence."
+            )
+            return Diagnosis([c], self.first_summary, stats, notes)
         if not events:
             fe = self.first_summary
             cause = Cause(
@@ -674,7 +712,20 @@ class Diagnoser:
                     f"{c.cause_id} was matched later (line {ev.line}), so it is reported with low confidence."
                 )
             else:
-                causes.append(self._unknown(first, step))
+                near = [h for h in self.hints if first.line - HINT_BEFORE <= h.line < end]
+                if near:
+                    # the closest hint before the first error (else the first after it)
+                    before = [h for h in near if h.line <= first.line]
+                    ev = before[-1] if before else near[0]
+                    c = self._cause(ev, min(ev.sig.confidence, HINT_CAP))  # type: ignore[union-attr]
+                    causes.append(c)
+                    used.add(id(ev))
+                    notes.append(
+                        f"The first error (line {first.line}) matches no known signature; line {ev.line} "
+                        f"next to it suggests {c.cause_id}, so it is reported with low confidence."
+                    )
+                else:
+                    causes.append(self._unknown(first, step))
         if self.all_failures:
             seen = {(causes[0].cause_id, causes[0].line)}
             seen_causes = {causes[0].cause_id} if causes[0].cause_id != UNKNOWN else set()
