@@ -97,3 +97,57 @@ def test_missing_and_directory(tmp_path):
 
 def test_clean_line_keeps_last_visible_segment():
     assert clean_line(b"[1/9] a\r[2/9] b\x1b[K\r") == "[2/9] b"
+
+
+def _reference_windows(path, triggers, before, after):
+    """Brute force: every line, kept when within before/after lines of a trigger line."""
+    with open_log(path) as r:
+        lines = list(r.lines())
+        n = r.line_count
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        import gzip
+
+        raw = gzip.decompress(raw)
+    raw_lines = raw.split(b"\n")
+    if raw_lines and raw_lines[-1] == b"":
+        raw_lines.pop()
+    hits = [i + 1 for i, ln in enumerate(raw_lines) if any(t in ln for t in triggers)]
+    keep = {j for h in hits for j in range(h - before, h + after + 1) if 1 <= j <= n}
+    return [ln for ln in lines if ln.number in keep], n
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_windows_match_brute_force_on_random_logs(tmp_path, seed):
+    import gzip
+    import random
+
+    rnd = random.Random(seed)
+    parts = []
+    for i in range(rnd.randint(50, 3000)):
+        k = rnd.random()
+        if k < 0.03:
+            parts.append(f"src/f{i}.cpp:{i}:1: error: boom {i}")
+        elif k < 0.05:
+            parts.append(f"ninja: build stopped: subcommand failed {i}")
+        elif k < 0.07:
+            parts.append("\r".join(f"[{j}/9] progress" for j in range(rnd.randint(1, 4))))
+        elif k < 0.08:
+            parts.append("")
+        elif k < 0.09:
+            parts.append("x" * rnd.randint(100, 5000) + (" error in a long line" if rnd.random() < 0.5 else ""))
+        else:
+            parts.append(f"[{i}/3000] Building CXX object obj{i}.o" + ("\r" if rnd.random() < 0.05 else ""))
+    text = "\n".join(parts)
+    if rnd.random() < 0.5:
+        text += "\n"
+    data = text.encode()
+    p = tmp_path / ("w.log.gz" if seed % 4 == 3 else "w.log")
+    p.write_bytes(gzip.compress(data) if seed % 4 == 3 else data)
+    before, after = rnd.choice([(40, 10), (3, 2), (0, 0), (1, 5)])
+    want, n = _reference_windows(p, (b"rror", b"ailed"), before, after)
+    for chunk in (1024, 1500, 4096, 65536, 1 << 22):
+        with open_log(p, chunk_bytes=chunk) as r:
+            got = list(r.windows((b"rror", b"ailed"), before=before, after=after))
+            assert r.line_count == n, chunk
+        assert got == want, chunk

@@ -15,11 +15,13 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from ..decisions.diagnose import TRIGGERS, UNKNOWN, Diagnoser, Diagnosis, Stats
 from ..facts.logfile import LogFileError, open_log
+
+if TYPE_CHECKING:  # rich is imported only to render (not for --json)
+    from rich.text import Text
 
 __all__ = ["diagnose_file", "render", "FULL_SCAN_BYTES", "LogFileError"]
 
@@ -81,6 +83,8 @@ def diagnose_file(path: str | os.PathLike[str], *, all_failures: bool = False, f
 
 
 def _evidence_text(diag_cause_line: int | None, evidence) -> Text:  # type: ignore[no-untyped-def]
+    from rich.text import Text
+
     out = Text()
     for e in evidence:
         mark = ">" if e.line == diag_cause_line else " "
@@ -96,6 +100,8 @@ def render(diagnosis: Diagnosis, *, name: str | None = None) -> None:
 
     Log text is printed as plain text (never interpreted as markup).
     """
+    from rich.text import Text
+
     from ..ui import console
 
     st = diagnosis.stats

@@ -9,10 +9,7 @@ stderr.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-
-from ..actions.diagnose_log import diagnose_file, render
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
@@ -31,8 +28,14 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Diagnose ``args.log``; raises :class:`torchbuild.facts.logfile.LogFileError` (exit 2) on bad input."""
+    # imported here: `torchbuild COMMAND` builds every command's parser, and the
+    # diagnosis code is only needed when this command runs
+    from ..actions.diagnose_log import diagnose_file, render
+
     diag = diagnose_file(args.log, all_failures=args.all_failures)
     if args.json:
+        import json
+
         text = json.dumps(diag.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
         try:
             sys.stdout.write(text)

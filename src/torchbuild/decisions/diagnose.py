@@ -238,7 +238,9 @@ class Signature:
     :param id: stable name of the signature.
     :param cause: cause id from ``shared/causes.md``.
     :param anchor: literal text every matching line contains (a fast pre-check).
-    :param patterns: compiled regular expressions; named groups become values.
+    :param patterns: regular expressions (source text); named groups become values.
+        They are compiled on first use (:attr:`compiled`): a large log touches only
+        the few signatures whose anchor appears in it.
     :param confidence: 0..1 when matched in the root window.
     :param explanation: text with ``{name}`` fields filled from values/defaults.
     :param fix: same.
@@ -256,7 +258,7 @@ class Signature:
     id: str
     cause: str
     anchor: str
-    patterns: tuple[re.Pattern[str], ...]
+    patterns: tuple[str, ...]
     confidence: float
     explanation: str
     fix: str
@@ -266,16 +268,29 @@ class Signature:
     examples: tuple[str, ...] = ()
     hint: bool = False
 
+    @property
+    def compiled(self) -> tuple[re.Pattern[str], ...]:
+        """The compiled :attr:`patterns` (compiled once, on first use)."""
+        return _compile_all(self.patterns)
+
     def match(self, text: str) -> dict[str, str] | None:
         """Values captured when ``text`` matches, else None."""
         if self.anchor not in text:
             return None
-        for pat in self.patterns:
+        for pat in _compile_all(self.patterns):
             m = pat.search(text)
             if m:
                 vals = {k: v for k, v in m.groupdict().items() if v}
                 return vals
         return None
+
+
+@functools.lru_cache(maxsize=None)
+def _compile_all(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    try:
+        return tuple(re.compile(p) for p in patterns)
+    except re.error as exc:
+        raise KnowledgeError(f"signatures.toml: a pattern does not compile ({exc}): {patterns}") from exc
 
 
 class _Values(dict):  # type: ignore[type-arg]
@@ -294,8 +309,8 @@ def _fill(template: str, values: Mapping[str, str]) -> str:
 def load_signatures() -> tuple[Signature, ...]:
     """All signatures, highest priority first.
 
-    :raises KnowledgeError: when the file is missing, a row lacks a field, a
-        pattern does not compile, or a cause id is empty.
+    :raises KnowledgeError: when the file is missing, a row lacks a field or a
+        cause id is empty (a pattern that does not compile raises it on first use).
     """
     out = []
     for i, row in enumerate(rows("signatures", "signature")):
@@ -303,13 +318,13 @@ def load_signatures() -> tuple[Signature, ...]:
             pats = row["patterns"]
             if isinstance(pats, str):
                 pats = [pats]
-            compiled = tuple(re.compile(p) for p in pats)
+            pats = tuple(pats)  # compiled on first use (every one is compiled by the tests)
             out.append(
                 Signature(
                     id=row["id"],
                     cause=row["cause"],
                     anchor=row["anchor"],
-                    patterns=compiled,
+                    patterns=pats,
                     confidence=float(row["confidence"]),
                     explanation=row["explanation"],
                     fix=row["fix"],

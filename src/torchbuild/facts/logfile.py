@@ -181,6 +181,8 @@ class LogReader:
         self._raw: BinaryIO
         self._stream: BinaryIO
         self._consumed = False
+        self._filling = False  # reading through _readinto (windows)
+        self._eof = False
         if self.name == "-":
             self._raw = sys.stdin.buffer
             head = self._raw.read(8)
@@ -315,6 +317,38 @@ class LogReader:
                 yield LogLine(n, clean_line(raw, max_chars))
             self.line_count = n
 
+    def _readinto(self, view: memoryview) -> int:
+        """Fill ``view`` from the (decompressed) stream; 0 at the end.  Sets
+        :attr:`binary` on the first data and :attr:`stream_error` like :meth:`_chunks`."""
+        if self._consumed and not self._filling:
+            raise RuntimeError("a LogReader can be read only once")
+        self._consumed = self._filling = True
+        if self._eof:
+            return 0
+        try:
+            readinto = getattr(self._stream, "readinto", None)
+            if readinto is not None:
+                n = readinto(view) or 0
+            else:  # a stream without readinto (some decompressors)
+                data = self._stream.read(len(view))
+                n = len(data)
+                view[:n] = data
+        except (EOFError, OSError, lzma.LZMAError, ValueError) as exc:
+            self.stream_error = f"the {self.compression or 'input'} stream ended early ({exc}); diagnosed the text read before that"
+            n = 0
+        except Exception as exc:  # zstandard.ZstdError and the like
+            self.stream_error = f"the {self.compression or 'input'} stream could not be read to the end ({exc})"
+            n = 0
+        if n == 0:
+            self._eof = True
+            if self._proc is not None and self._proc.wait() != 0 and self.stream_error is None:
+                self.stream_error = f"zstd could not decompress {self.name} to the end (exit code {self._proc.returncode}); diagnosed the text read before that"
+            return 0
+        if self.bytes_read == 0:
+            self.binary = _looks_binary(bytes(view[: min(n, 64 << 10)]))
+        self.bytes_read += n
+        return n
+
     def windows(
         self,
         triggers: Iterable[bytes],
@@ -326,99 +360,137 @@ class LogReader:
         """Only the lines within ``before``/``after`` lines of a line that contains one
         of ``triggers`` (exact, case-sensitive byte strings), in order, each once.
 
-        Scans each chunk once per trigger with ``bytes.find`` and counts lines with
-        ``bytes.count``, so untouched parts of the log cost no Python per line.
-        :attr:`line_count` is exact at the end.
+        The log is read with ``readinto`` into one reused buffer (no copy of the data,
+        no allocation per chunk); each trigger is searched with ``bytearray.find``
+        and lines are counted with ``bytearray.count``, once over each byte, so
+        untouched parts of the log cost no Python per line.  Only the last ``before``
+        lines and the unfinished last line are kept from one chunk to the next.  A
+        line longer than a chunk is cut down to :data:`MAX_LINE_BYTES` (its ``\\r``
+        redraws resolved) before it is searched.  :attr:`line_count` is exact at the end.
         """
         trig = tuple(triggers)
-        base = 1  # line number of the first line of ``buf``
-        tail = b""  # the last ``before`` lines of the previous buffer
-        tail_lines = 0
+        size = self._chunk
+        buf = bytearray(2 * size + 8 * MAX_LINE_BYTES)
+        view = memoryview(buf)
+        base = 1  # line number of the line that starts at buf[0]
+        lb_end = 0  # buf[0:lb_end]: look-back lines (complete, already scanned)
+        end = 0  # buf[lb_end:end]: the unfinished line and new data
+        long_line = False  # buf[lb_end:end] starts with a line already cut down
         delivered = 0  # highest line number yielded
-        pending_after = 0  # lines still owed after a hit near the end of the last buffer
-        for data in self._aligned():
-            buf = tail + data if tail else data
-            start = len(tail)
-            buf_base = base - tail_lines
-            positions: list[int] = []
-            for t in trig:
-                i = buf.find(t, start)
-                while i != -1:
-                    positions.append(i)
-                    i = buf.find(t, i + len(t))
-            # lines owed from the previous buffer come first
-            spans: list[tuple[int, int]] = []  # (start offset, end offset) of line ranges
-            if pending_after:
-                end = start
-                for _ in range(pending_after):
-                    j = buf.find(b"\n", end)
-                    if j == -1:
-                        end = len(buf)
-                        break
-                    end = j + 1
-                spans.append((start, end))
-                pending_after = 0
-            if positions:
-                positions.sort()
-                limit = -1
-                for p in positions:
-                    if p < limit:
-                        continue
-                    ls = buf.rfind(b"\n", 0, p) + 1
-                    ws = ls
-                    for _ in range(before):
-                        if ws == 0:
-                            break
-                        ws = buf.rfind(b"\n", 0, ws - 1) + 1
-                    we = ls
-                    for _ in range(after + 1):
-                        j = buf.find(b"\n", we)
-                        if j == -1:
-                            we = len(buf)
-                            break
-                        we = j + 1
-                    if we == len(buf):
-                        have = buf.count(b"\n", ls, we)
-                        pending_after = max(pending_after, after + 1 - have)
-                    if spans and ws <= spans[-1][1]:
-                        spans[-1] = (spans[-1][0], max(spans[-1][1], we))
-                    else:
-                        spans.append((ws, we))
-                    limit = we
-            pos = 0
-            line_at_pos = buf_base
-            for s, e in spans:
-                line_at_pos += buf.count(b"\n", pos, s)
-                pos = s
-                parts = buf[s:e].split(b"\n")
-                if parts and parts[-1] == b"":
-                    parts.pop()
-                n = line_at_pos
-                for raw in parts:
-                    if n > delivered:
-                        if len(raw) > MAX_LINE_BYTES:
-                            raw = raw[:MAX_LINE_BYTES]
-                        yield LogLine(n, clean_line(raw, max_chars))
-                        delivered = n
-                    n += 1
-            new_lines = buf.count(b"\n", start)
-            if not buf.endswith(b"\n"):
-                new_lines += 1
-            base += new_lines
-            self.line_count = base - 1
-            # keep the last ``before`` lines for the next buffer's look-back
-            if before > 0 and buf.endswith(b"\n"):
-                ts = len(buf)
-                k = 0
-                while k < before and ts > 0:
-                    ts = buf.rfind(b"\n", 0, ts - 1) + 1
-                    k += 1
-                if len(buf) - ts > 4 * MAX_LINE_BYTES:
-                    tail, tail_lines = b"", 0
+        pending_after = 0  # lines still owed after a hit near the end of the last round
+        find, count, rfind = buf.find, buf.count, buf.rfind
+        try:
+            while True:
+                n = self._readinto(view[end : end + size])
+                eof = n == 0
+                new = end
+                end += n
+                if eof:
+                    limit = end
                 else:
-                    tail, tail_lines = buf[ts:], k
-            else:
-                tail, tail_lines = b"", 0
+                    nl = rfind(b"\n", new, end)
+                    if nl == -1 or long_line:
+                        first_nl = find(b"\n", new, end) if long_line else nl
+                        if first_nl == -1:
+                            if end - lb_end > size or long_line:
+                                # a line longer than a chunk: keep it cut down
+                                cut = _extend(bytes(buf[lb_end:new]) if long_line else b"", bytes(buf[new if long_line else lb_end : end]))
+                                buf[lb_end : lb_end + len(cut)] = cut
+                                end = lb_end + len(cut)
+                                long_line = True
+                            continue
+                        if long_line:
+                            cut = _extend(bytes(buf[lb_end:new]), bytes(buf[new:first_nl]))
+                            rest = bytes(buf[first_nl:end])
+                            buf[lb_end : lb_end + len(cut)] = cut
+                            buf[lb_end + len(cut) : lb_end + len(cut) + len(rest)] = rest
+                            end = lb_end + len(cut) + len(rest)
+                            long_line = False
+                            nl = rfind(b"\n", lb_end, end)
+                    limit = nl + 1
+                # scan buf[lb_end:limit] (new complete lines); buf[limit:end] waits
+                positions: list[int] = []
+                for t in trig:
+                    i = find(t, lb_end, limit)
+                    while i != -1:
+                        positions.append(i)
+                        i = find(t, i + len(t), limit)
+                spans: list[tuple[int, int]] = []
+                if pending_after:
+                    e = lb_end
+                    for _ in range(pending_after):
+                        j = find(b"\n", e, limit)
+                        if j == -1:
+                            e = limit
+                            break
+                        e = j + 1
+                    spans.append((lb_end, e))
+                    pending_after = 0
+                if positions:
+                    positions.sort()
+                    hit_line_end = -1  # end of the last hit's line: more hits in it add nothing
+                    for p in positions:
+                        if p < hit_line_end:
+                            continue
+                        ls = rfind(b"\n", 0, p) + 1
+                        ws = ls
+                        if not spans or ws > spans[-1][1]:
+                            for _ in range(before):
+                                if ws == 0:
+                                    break
+                                ws = rfind(b"\n", 0, ws - 1) + 1
+                        hit_line_end = find(b"\n", p, limit)
+                        hit_line_end = limit if hit_line_end == -1 else hit_line_end
+                        we = ls
+                        for _ in range(after + 1):
+                            j = find(b"\n", we, limit)
+                            if j == -1:
+                                we = limit
+                                break
+                            we = j + 1
+                        if we == limit and not eof:
+                            have = count(b"\n", ls, we)
+                            pending_after = max(pending_after, after + 1 - have)
+                        if spans and ws <= spans[-1][1]:
+                            spans[-1] = (spans[-1][0], max(spans[-1][1], we))
+                        else:
+                            spans.append((ws, we))
+                pos, line_at_pos = 0, base
+                for s0, e0 in spans:
+                    line_at_pos += count(b"\n", pos, s0)
+                    pos = s0
+                    k = line_at_pos
+                    a = s0
+                    while a < e0:
+                        b = find(b"\n", a, e0)
+                        if b == -1:
+                            b = e0
+                        if k > delivered:
+                            raw = bytes(buf[a : min(b, a + MAX_LINE_BYTES)])
+                            yield LogLine(k, clean_line(raw, max_chars))
+                            delivered = k
+                        k += 1
+                        a = b + 1
+                line_at_pos += count(b"\n", pos, limit)  # line number at ``limit``
+                if eof:
+                    ends_with_nl = limit == 0 or buf[limit - 1] == 10
+                    self.line_count = line_at_pos - 1 if ends_with_nl else line_at_pos
+                    return
+                self.line_count = line_at_pos - 1
+                # keep the last ``before`` lines (look-back) and the unfinished line
+                ts, k = limit, 0
+                while k < before and ts > 0:
+                    ts = rfind(b"\n", 0, ts - 1) + 1
+                    k += 1
+                if limit - ts > 4 * MAX_LINE_BYTES:
+                    ts, k = limit, 0
+                keep = end - ts
+                buf[0:keep] = bytes(view[ts:end])  # small: look-back + unfinished line
+                base = line_at_pos - k
+                lb_end = limit - ts
+                end = keep
+        finally:
+            view.release()
 
     def close(self) -> None:
         """Close the file (and stop a ``zstd`` helper process, if one was started)."""
