@@ -46,9 +46,12 @@ def test_record_holds_plan_facts_artifact_hash_and_verify(scatter_build):
 
 def test_parallel_build_ext_used_although_the_package_turns_ninja_off(scatter_build):
     plan = scatter_build.result["plan"]
-    assert plan["env"]["DIST_EXTRA_CONFIG"]["value"].endswith("setup-parallel.cfg")
+    assert plan["env"]["DIST_EXTRA_CONFIG"]["value"].endswith("setup-extra.cfg")
     cfg = Path(plan["env"]["DIST_EXTRA_CONFIG"]["value"]).read_text()
     assert f"parallel = {plan['jobs']['value']}" in cfg
+    build_base = Path(plan["setup_cfg"]["build"]["build_base"])
+    assert f"build_base = {build_base}" in cfg
+    assert list(build_base.glob("lib*/torch_scatter/_scatter_cpu*.so"))  # setuptools built there
     log = Path(scatter_build.result["log"]).read_text(errors="replace")
     assert "building 'torch_scatter._scatter_cpu' extension" in log
     assert "--no-build-isolation" in log

@@ -161,7 +161,9 @@ def test_extension_cpu_torch_means_cuda_off_and_parallel_build_ext():
     assert plan.cuda.value is False and "CPU build" in plan.cuda.source
     env = plan.env_values()
     assert env["FORCE_CUDA"] == "0"
-    assert env["DIST_EXTRA_CONFIG"].endswith(".torchbuild/setup-parallel.cfg")
+    assert env["DIST_EXTRA_CONFIG"].endswith(".torchbuild/setup-extra.cfg")
+    assert plan.setup_cfg["build_ext"] == {"parallel": "2"}
+    assert plan.setup_cfg["build"]["build_base"].startswith("/cache/torch_scatter-2.1.2/.torchbuild/build/")
     assert plan.commands[0].argv[3:6] == ["wheel", ".", "-v"] and "--no-build-isolation" in plan.commands[0].argv
     assert plan.commands[1].argv[-1] == "{wheel}"
 
@@ -170,7 +172,7 @@ def test_extension_cuda_forced_gets_force_cuda_and_arch():
     plan = make_plan(extension_facts(torch_cuda="13.0"), Intent(jobs=2, cuda=True, arch="8.6"))
     env = plan.env_values()
     assert env["FORCE_CUDA"] == "1" and env["TORCH_CUDA_ARCH_LIST"] == "8.6"
-    assert "DIST_EXTRA_CONFIG" not in env  # torch's non-ninja CUDA compile is not thread-safe
+    assert "build_ext" not in plan.setup_cfg  # torch's non-ninja CUDA compile is not thread-safe
     assert any("unix_wrap_single_compile" in n for n in plan.notes)
 
 
@@ -229,3 +231,14 @@ def test_cache_none_turns_pytorchs_own_ccache_pickup_off():
     assert env["USE_CCACHE"] == "0" and not any(k.endswith("_COMPILER_LAUNCHER") for k in env)
     env = make_plan(f, Intent(jobs=2, cache="ccache")).env_values()
     assert "USE_CCACHE" not in env and env["CMAKE_CXX_COMPILER_LAUNCHER"] == "ccache"
+
+
+def test_each_extension_configuration_gets_its_own_build_folder():
+    """setuptools reuses any .so newer than its sources; a build against another torch (or
+    with CUDA on) must not pick up objects of the last one."""
+    base = lambda plan: plan.setup_cfg["build"]["build_base"]
+    cpu = make_plan(extension_facts(), Intent(jobs=2))
+    assert base(cpu) == base(make_plan(extension_facts(), Intent(jobs=4)))  # jobs do not change what is built
+    cuda = make_plan(extension_facts(torch_cuda="13.0"), Intent(jobs=2, cuda=True, arch="8.6"))
+    other_arch = make_plan(extension_facts(torch_cuda="13.0"), Intent(jobs=2, cuda=True, arch="9.0"))
+    assert len({base(cpu), base(cuda), base(other_arch)}) == 3

@@ -250,11 +250,13 @@ def _prepare_tree(plan: Plan, tree: Path, stem: str, log: Any) -> None:
             console.print(f"[yellow]reconfigure:[/yellow] {msg}")
             log.write(f"[torchbuild] reconfigure: {msg}\n".encode())
     cfg = plan.env.get("DIST_EXTRA_CONFIG")
-    if cfg is not None:
+    if cfg is not None and plan.setup_cfg:
         p = Path(str(cfg.value))
         p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(f"# written by torchbuild: compile extensions in parallel\n[build_ext]\nparallel = {plan.jobs.value}\n",
-                     encoding="utf-8")
+        text = "# written by torchbuild for this build (setuptools reads it through DIST_EXTRA_CONFIG)\n"
+        for section, values in plan.setup_cfg.items():
+            text += f"[{section}]\n" + "".join(f"{k} = {v}\n" for k, v in values.items())
+        p.write_text(text, encoding="utf-8")
 
 
 def _newest_wheel(folder: Path, since: float) -> Path | None:

@@ -42,8 +42,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser with every command whose module exists."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every command whose module exists, or only command ``only`` (start-up
+    imports just the module of the command being run)."""
     parser = _Parser(
         prog="torchbuild",
         description="Build PyTorch and its C++/CUDA extensions from source, correctly the first time.",
@@ -52,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"torchbuild {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
+        if only is not None and name != only:
+            continue
         try:
             module = importlib.import_module(f".{name}", __name__)
         except ModuleNotFoundError as exc:
@@ -65,7 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``torchbuild`` console script; returns the exit code."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in argv if not a.startswith("-")), None)
+    only = first if first in COMMANDS and not any(a in ("-h", "--help") for a in argv[: argv.index(first)]) else None
+    parser = build_parser(only)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import hashlib
 import re
 import shlex
 from collections.abc import Mapping
@@ -154,6 +155,9 @@ class Plan:
     #: check, distribution); see torchbuild.decisions.cache_plan.
     cache_setup: dict[str, Any] = field(default_factory=dict)
     incremental: Setting | None = None
+    #: sections of the setuptools config file named by ``DIST_EXTRA_CONFIG`` (setup.py
+    #: extension builds): ``{"build": {"build_base": ...}, "build_ext": {"parallel": "2"}}``
+    setup_cfg: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def env_values(self) -> dict[str, str]:
         """``{NAME: value}`` of the variables the plan sets."""
@@ -628,17 +632,27 @@ def make_plan(
     notes.extend(cpart.notes)
     warnings.extend(cpart.warnings)
     cache_setup = cpart.setup
-    if kind == "extension" and src.disables_ninja and mode.value in ("wheel", "install", "develop"):
-        if cuda.value:
+    setup_cfg: dict[str, dict[str, str]] = {}
+    if kind == "extension" and frontend == "setup.py":
+        # setuptools skips an extension whose .so is newer than its sources, whatever torch,
+        # Python or flags built it: one build folder per configuration keeps a build against
+        # another torch from shipping stale objects, and keeps each configuration incremental.
+        key = _config_key(facts, python, bool(cuda.value), arch_list.value, build_type.value, options)
+        setup_cfg["build"] = {"build_base": f"{tree}/.torchbuild/build/{key}"}
+        notes.append(f"build folder .torchbuild/build/{key}: one per configuration (torch, Python, compiler, CUDA, "
+                     "arch list, options), so objects built against another torch are never reused.")
+        if src.disables_ninja and cuda.value:
             notes.append("setup.py turns ninja off and builds CUDA: torch's BuildExtension swaps the compiler on a shared "
                          "object per source (torch/utils/cpp_extension.py unix_wrap_single_compile), which is not safe "
                          "across build_ext --parallel threads, so the extensions compile one after another.")
-        elif jobs.value > 1:
-            env["DIST_EXTRA_CONFIG"] = Setting("{tree}/.torchbuild/setup-parallel.cfg",
-                                               f"setup.py turns ninja off: build_ext --parallel {jobs.value} through setuptools' DIST_EXTRA_CONFIG")
+        elif src.disables_ninja and jobs.value > 1:
+            setup_cfg["build_ext"] = {"parallel": str(jobs.value)}
             notes.append(f"setup.py passes use_ninja=False; torchbuild compiles its extensions {jobs.value} at a time "
                          f"with build_ext --parallel {jobs.value} (a [build_ext] parallel = {jobs.value} config file "
                          "named by DIST_EXTRA_CONFIG; the tree is not modified).")
+        env["DIST_EXTRA_CONFIG"] = Setting("{tree}/.torchbuild/setup-extra.cfg",
+                                           "setuptools reads this extra config file: "
+                                           + ", ".join(f"[{sec}] {k} = {v}" for sec, kv in setup_cfg.items() for k, v in kv.items()))
     for k, s in env.items():
         if isinstance(s.value, str) and "{tree}" in s.value:
             env[k] = Setting(s.value.replace("{tree}", tree), s.source)
@@ -680,7 +694,7 @@ def make_plan(
         mode=mode, build_type=build_type, jobs=jobs, cuda=cuda, arch_list=arch_list, cache=cache, install=install,
         options=options, env=env, commands=commands, build_dir=build_dir,
         wheel_dir=wheel_dir if mode.value == "wheel" else None, notes=notes, warnings=warnings,
-        cache_setup=cache_setup,
+        cache_setup=cache_setup, setup_cfg=setup_cfg,
     )
     if kind == "pytorch" and mode.value != "libtorch" and cmake_cache is not None:
         plan.reconfigure = cmake_cache_diff(plan, cmake_cache)
@@ -720,6 +734,20 @@ def _incremental(plan: Plan, facts: Facts, previous: Mapping[str, Any] | None, *
     if (previous.get("source") or {}).get("git_sha") != (facts.source.git_sha if facts.source else None):
         return Setting(False, "the git commit changed since the last build (version.py must be regenerated)")
     return Setting(True, f"same plan, interpreter and commit as the build of {previous.get('started', 'the last record')}")
+
+
+def _config_key(facts: Facts, python: str, cuda: bool, arches: list[str] | None, build_type: str,
+                options: Mapping[str, Setting]) -> str:
+    """12 hex digits naming one build configuration of an extension: the interpreter, the
+    torch it builds against (version and location), the C++ compiler, CUDA on/off and the
+    arch list, the build type and the user's options.  Compile caches and job counts are
+    left out: they do not change what is built."""
+    t = facts.torch
+    parts = [python, facts.python.version, t.version if t else "", t.location if t else "",
+             facts.cxx.path if facts.cxx else "", facts.cxx.version if facts.cxx else "",
+             "cuda" if cuda else "cpu", ";".join(arches or []), build_type,
+             ";".join(f"{k}={s.value}" for k, s in sorted(options.items()))]
+    return hashlib.sha256("\0".join(str(p) for p in parts).encode()).hexdigest()[:12]
 
 
 def _norm_build_type(value: str) -> str:
