@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import socket
 import subprocess
 import sys
 import venv
@@ -37,11 +39,18 @@ class CliRun:
         return json.loads(self.stdout)
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 900) -> CliRun:
+CACHE_PREFIXES = ("SCCACHE_", "CCACHE_", "DISTCC_")
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 900,
+            clean_cache_env: bool = False) -> CliRun:
     """Run ``python -m torchbuild ARGS`` as a user would (a separate process, stdin closed,
-    not a terminal) and return its result."""
+    not a terminal) and return its result.  ``clean_cache_env`` drops the caller's
+    ``SCCACHE_*``/``CCACHE_*``/``DISTCC_*`` variables before ``env`` is applied."""
     full_env = dict(os.environ)
     full_env.pop("TORCHBUILD_TRACEBACK", None)
+    if clean_cache_env:
+        full_env = {k: v for k, v in full_env.items() if not k.startswith(CACHE_PREFIXES)}
     full_env.update(env or {})
     proc = subprocess.run([sys.executable, "-m", "torchbuild", *args], cwd=str(cwd or REPO), env=full_env,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
@@ -67,24 +76,42 @@ def ext_venv(tmp_path_factory) -> Path:
 @dataclass
 class ScatterBuild:
     """The session's real build of ``torch-scatter==2.1.2``: the CLI run, its JSON, the
-    venv python it installed into, the torchbuild cache and ccache folders it used."""
+    venv python it installed into, the torchbuild cache folder, and the environment it
+    ran with (private ccache/sccache folders and sccache server port), so a test can
+    build again against the same compile cache."""
 
     run: CliRun
     result: dict[str, Any]
     python: Path
     cache: Path
-    ccache_dir: Path
+    env: dict[str, str]
+
+    @property
+    def record(self) -> dict[str, Any]:
+        return json.loads(Path(self.result["record"]).read_text())
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
-def scatter_build(tmp_path_factory, ext_venv) -> ScatterBuild:
+def scatter_build(tmp_path_factory, ext_venv):
     """Build the real sdist ``torch-scatter==2.1.2`` from PyPI with ``torchbuild build``
-    (CPU, against torch 2.13.0), once per session."""
+    (CPU, against torch 2.13.0, default compile cache: sccache where installed), once per
+    session; the sccache server it started is stopped at the end."""
     base = tmp_path_factory.mktemp("scatter")
     cache = base / "cache"
-    ccache_dir = base / "ccache"
-    env = {"TORCHBUILD_CACHE": str(cache), "CCACHE_DIR": str(ccache_dir), "SCCACHE_DIR": str(base / "sccache"),
-           "PYTHONPATH": ""}
-    r = run_cli("build", "torch-scatter==2.1.2", "--python", str(ext_venv), "--json", env=env, timeout=1500)
+    env = {"TORCHBUILD_CACHE": str(cache), "CCACHE_DIR": str(base / "ccache"), "SCCACHE_DIR": str(base / "sccache"),
+           "SCCACHE_SERVER_PORT": str(_free_port()), "SCCACHE_IDLE_TIMEOUT": "900", "PYTHONPATH": ""}
+    r = run_cli("build", "torch-scatter==2.1.2", "--python", str(ext_venv), "--json", env=env, timeout=1500,
+                clean_cache_env=True)
     assert r.returncode == 0, f"torch-scatter build failed:\n{r.stderr[-6000:]}"
-    return ScatterBuild(r, r.json, ext_venv, cache, ccache_dir)
+    yield ScatterBuild(r, r.json, ext_venv, cache, env)
+    sccache = shutil.which("sccache")
+    if sccache:
+        stop_env = {k: v for k, v in os.environ.items() if not k.startswith(CACHE_PREFIXES)}
+        stop_env.update(env)
+        subprocess.run([sccache, "--stop-server"], env=stop_env, capture_output=True, timeout=60)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["sha256_file", "write_record", "timestamp", "RECORD_SCHEMA"]
+__all__ = ["sha256_file", "write_record", "timestamp", "redact", "RECORD_SCHEMA"]
 
 RECORD_SCHEMA = 1
 
@@ -36,6 +37,15 @@ def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s\"]*:)[^@/\s\"]+@")
+
+
+def redact(text: str) -> str:
+    """Hide passwords in URLs (``redis://:secret@host`` -> ``redis://:***@host``): a record
+    is shared with colleagues, a cache password is not."""
+    return _URL_PASSWORD.sub(r"\1***@", text)
+
+
 def write_record(tree: Path, stem: str, data: dict[str, Any]) -> Path:
     """Write ``data`` (JSON types) as a new record file and return its path.
 
@@ -46,7 +56,7 @@ def write_record(tree: Path, stem: str, data: dict[str, Any]) -> Path:
     """
     folder = tree / ".torchbuild" / "records"
     folder.mkdir(parents=True, exist_ok=True)
-    payload = json.dumps({"schema": RECORD_SCHEMA, **data}, indent=2, default=str).encode()
+    payload = redact(json.dumps({"schema": RECORD_SCHEMA, **data}, indent=2, default=str)).encode()
     for i in range(1000):
         path = folder / (f"{stem}.json" if i == 0 else f"{stem}-{i}.json")
         try:
