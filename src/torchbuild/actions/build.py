@@ -170,7 +170,7 @@ def build(req: BuildRequest) -> BuildResult:
                                          "git_sha": facts.source.git_sha if facts.source else None,
                                          "submodules": [{"path": s.path, "sha": s.sha} for s in (facts.source.submodules if facts.source else [])]},
                               "plan": plan.to_dict(), "facts": facts.to_dict(),
-                              "doctor": [f.__dict__ if hasattr(f, "__dict__") else f for f in findings],
+                              "doctor": [f.to_dict() for f in findings],
                               "log": str(log_path), "started": stem}
     try:
         _prepare_tree(plan, tree, stem, log)

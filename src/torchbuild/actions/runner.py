@@ -19,7 +19,6 @@ import re
 import select
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -318,7 +317,3 @@ def run_logged(
         console.print(f"{tracker.describe()}  ({_fmt_secs(seconds)} elapsed)", markup=False, highlight=False)
     return RunResult(rc, seconds, tracker)
 
-
-def is_tty() -> bool:  # pragma: no cover - trivial
-    """Whether stderr is a terminal."""
-    return sys.stderr.isatty()

@@ -408,7 +408,7 @@ def make_plan(
     if src is None or src.kind not in ("pytorch", "extension"):
         raise UsageError("no buildable source tree in the facts (need a pytorch tree or an extension package).")
     kind = src.kind
-    frontend = src.frontend or ("setup.py" if kind == "extension" else "setup.py")
+    frontend = src.frontend or "setup.py"
     tree = src.path
     python = facts.python.executable
     notes: list[str] = []
