@@ -144,3 +144,99 @@ def test_collect_is_fast_and_round_trips(pytorch_tree):
     assert took < 1.0, f"collect took {took:.2f} s"
     assert f.source.kind == "pytorch" and f.probe_seconds > 0
     assert Facts.from_json(f.to_json()) == f
+
+
+def _status(root: Path) -> dict[str, tuple[str, str]]:
+    from torchbuild.facts.source import parse_submodule_status
+
+    return parse_submodule_status(_git(root, "submodule", "status"))
+
+
+def test_submodule_states_agree_with_git_submodule_status(tmp_path):
+    """Real git on a tree with five submodules in different states: a fresh ``submodule
+    add`` (HEAD a symbolic ref to a loose branch ref), the same after ``git pack-refs``
+    (ref only in packed-refs), one checked out at another commit (detached, ``+``), one
+    deinitialised (``-``) and one never updated after a non-recursive clone (``-``).
+    What :func:`submodule_states` finds must equal what ``git submodule status`` prints."""
+    from torchbuild.facts.source import submodule_states
+
+    lib = _repo(tmp_path / "lib", {"a.txt": "1\n"})
+    first = _git(lib, "rev-parse", "HEAD").strip()
+    (lib / "a.txt").write_text("2\n")
+    _git(lib, "commit", "-q", "-am", "two")
+    top = _repo(tmp_path / "top", {"README": "top\n"})
+    for name in ("loose", "packed", "moved", "gone"):
+        _git(top, "submodule", "add", "-q", str(lib), f"third_party/{name}")
+    _git(top, "commit", "-q", "-m", "subs")
+    _git(top / "third_party" / "packed", "pack-refs", "--all")
+    _git(top / "third_party" / "moved", "checkout", "-q", first)
+    _git(top, "submodule", "deinit", "-q", "-f", "third_party/gone")
+    paths = [f"third_party/{n}" for n in ("loose", "packed", "moved", "gone")]
+
+    got = submodule_states(top, paths)
+    assert got == _status(top)
+    assert {p: s for p, (s, _) in got.items()} == {
+        "third_party/loose": "ok", "third_party/packed": "ok", "third_party/moved": "modified",
+        "third_party/gone": "uninitialized"}
+    assert got["third_party/moved"][1] == first
+
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(top), str(clone))  # not --recursive
+    got = submodule_states(clone, paths)
+    assert got == _status(clone)
+    assert {s for s, _ in got.values()} == {"uninitialized"}
+
+
+def test_submodule_merge_conflict_is_conflict(tmp_path):
+    """Two branches move the same submodule to diverged commits (neither contains the
+    other, so git cannot pick one); the merge leaves an unmerged gitlink, which git
+    reports with ``U`` and zeros."""
+    from torchbuild.facts.source import submodule_states
+
+    lib = _repo(tmp_path / "lib", {"a.txt": "1\n"})
+    shas = [_git(lib, "rev-parse", "HEAD").strip()]
+    for n in ("2", "3"):
+        _git(lib, "checkout", "-q", "-b", f"b{n}", shas[0])
+        (lib / "a.txt").write_text(n + "\n")
+        _git(lib, "commit", "-q", "-am", n)
+        shas.append(_git(lib, "rev-parse", "HEAD").strip())
+    _git(lib, "checkout", "-q", "main")
+    top = _repo(tmp_path / "top", {"README": "top\n"})
+    _git(top, "submodule", "add", "-q", str(lib), "sub")
+    _git(top / "sub", "checkout", "-q", shas[0])
+    _git(top, "commit", "-q", "-am", "sub at 1")
+    _git(top, "checkout", "-q", "-b", "other")
+    _git(top / "sub", "checkout", "-q", shas[1])
+    _git(top, "commit", "-q", "-am", "sub at 2")
+    _git(top, "checkout", "-q", "main")
+    _git(top / "sub", "checkout", "-q", shas[2])
+    _git(top, "commit", "-q", "-am", "sub at 3")
+    subprocess.run(GIT + ["merge", "-q", "other"], cwd=top, capture_output=True)  # conflicts: exit 1
+    got = submodule_states(top, ["sub"])
+    assert got == _status(top) == {"sub": ("conflict", "0" * 40)}
+
+
+def test_started_probes_give_the_same_facts_and_are_all_used(pytorch_tree, tmp_path, monkeypatch):
+    """``start_slow_probes`` (what the CLI runs before importing the build code) starts the
+    interpreter, git and uncached ``--version`` questions; ``collect`` must then give the
+    same facts as without it, and use every process that was started."""
+    import venv
+
+    from torchbuild.facts import _util, start_slow_probes
+
+    tree, _ = pytorch_tree
+    py = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(py)
+    python = str(py / "bin" / "python")
+    plain = collect(tree, python=python)
+    monkeypatch.setattr(_util, "_memo", {})  # forget the probe cache: every tool question is started too
+    start_slow_probes(tree, python=python)
+    started = dict(_util._started)
+    assert any(argv[:1] == (python,) for argv in started)
+    assert any("ls-files" in argv for argv in started) and any("rev-parse" in argv for argv in started)
+    early = collect(tree, python=python)
+    assert _util._started == {}  # each was collected, none left running unused
+    assert all(p.returncode is not None for p in started.values())
+    plain.probe_seconds = early.probe_seconds = 0
+    plain.resources = early.resources  # free memory and disk move between two probes
+    assert early == plain

@@ -215,14 +215,15 @@ class InstalledTorch:
 class Submodule:
     """A submodule from ``.gitmodules``: ``name``, ``path``, ``url``; ``present`` when the
     folder has content (a CMakeLists.txt, Makefile, setup.py, LICENSE* or any file, as
-    PyTorch's own setup.py checks); ``sha`` from ``git submodule status`` when known."""
+    PyTorch's own setup.py checks); ``sha`` as ``git submodule status`` reports it, when known
+    (:func:`torchbuild.facts.source.submodule_states`)."""
 
     name: str = ""
     path: str = ""
     url: str | None = None
     present: bool = False
     sha: str | None = None
-    #: from ``git submodule status``: ``"ok"``, ``"uninitialized"`` (``-``), ``"modified"``
+    #: as ``git submodule status`` reports it: ``"ok"``, ``"uninitialized"`` (``-``), ``"modified"``
     #: (``+``: checked out at another commit than the tree records), ``"conflict"`` (``U``);
     #: None when git was not asked (not a git checkout).
     state: str | None = None
