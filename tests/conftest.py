@@ -57,6 +57,17 @@ def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = No
     return CliRun(proc.returncode, proc.stdout, proc.stderr)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_torchbuild_cache(tmp_path_factory):
+    """Every test, in-process or through the CLI, uses a private torchbuild cache folder
+    (fetched sources, wheels, the probe cache), never the user's ``~/.cache/torchbuild``;
+    a test that needs its own sets ``TORCHBUILD_CACHE`` itself."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TORCHBUILD_CACHE", str(tmp_path_factory.mktemp("torchbuild-cache")))
+    yield
+    mp.undo()
+
+
 @pytest.fixture(scope="session")
 def cli():
     """The :func:`run_cli` function."""

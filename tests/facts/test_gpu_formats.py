@@ -49,3 +49,53 @@ def test_no_gpu_here_gives_none_and_empty_list():
         import pytest
         pytest.skip("a driver is present")
     assert gpu.probe_gpus() == (None, [])
+
+
+def _no_driver(monkeypatch, tmp_path):
+    monkeypatch.setattr(gpu, "DRIVER_SIGNS", (str(tmp_path / "no-nvidiactl"), str(tmp_path / "no-procfs")))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+
+
+def test_no_sign_of_a_driver_tries_neither_nvml_nor_smi(monkeypatch, tmp_path):
+    """No device file, no procfs entry, no nvidia-smi: NVML is not even imported."""
+    _no_driver(monkeypatch, tmp_path)
+    tried: list[str] = []
+    monkeypatch.setattr(gpu, "_probe_nvml", lambda: tried.append("nvml"))
+    monkeypatch.setattr(gpu, "_probe_smi", lambda: tried.append("smi"))
+    assert gpu.driver_may_exist() is False
+    assert gpu.probe_gpus() == (None, [])
+    assert tried == []
+
+
+def test_nvidia_smi_on_path_is_a_sign_and_is_used(monkeypatch, tmp_path):
+    """A driver whose device files are not created yet (the user-space driver creates
+    them on first use, nvidia-modprobe(1)) still brings nvidia-smi.  The fake nvidia-smi
+    prints the recorded H100 lines of shared/reference/cuda-compat-facts.md §6; NVML does
+    not load on this machine (no libnvidia-ml), so the probe falls back to it."""
+    _no_driver(monkeypatch, tmp_path)
+    bindir = tmp_path / "empty-bin"
+    bindir.mkdir()
+    smi = bindir / "nvidia-smi"
+    smi.write_text("#!/bin/sh\n"
+                   'case "$1" in\n'
+                   '  --query-gpu=*) echo "0, NVIDIA H100 80GB HBM3, 9.0, 81559, 580.159.04" ;;\n'
+                   '  *) echo "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0 |" ;;\n'
+                   "esac\n")
+    smi.chmod(0o755)
+    monkeypatch.setattr(gpu, "_probe_nvml", lambda: None)
+    assert gpu.driver_may_exist() is True
+    driver, gpus = gpu.probe_gpus()
+    assert (driver.version, driver.cuda_version, driver.found_by) == ("580.159.04", "13.0", "nvidia-smi")
+    assert [(g.name, g.compute_capability) for g in gpus] == [("NVIDIA H100 80GB HBM3", "9.0")]
+
+
+def test_a_device_file_sign_tries_nvml_first(monkeypatch, tmp_path):
+    _no_driver(monkeypatch, tmp_path)
+    sign = tmp_path / "nvidiactl"
+    sign.write_text("")
+    monkeypatch.setattr(gpu, "DRIVER_SIGNS", (str(sign),))
+    tried: list[str] = []
+    monkeypatch.setattr(gpu, "_probe_nvml", lambda: tried.append("nvml"))
+    monkeypatch.setattr(gpu, "_probe_smi", lambda: tried.append("smi"))
+    gpu.probe_gpus()
+    assert tried == ["nvml", "smi"]

@@ -23,11 +23,14 @@ import tarfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-
-from packaging.requirements import InvalidRequirement, Requirement
+from typing import TYPE_CHECKING
 
 from ..errors import FetchError, SourceNotFoundError, UsageError
+from ..facts._util import cache_dir
 from ..ui import echo_command
+
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
 
 __all__ = ["ResolvedSource", "cache_dir", "resolve_source", "looks_like_path"]
 
@@ -47,12 +50,6 @@ class ResolvedSource:
     origin: str
     spec: str
     sdist: Path | None = None
-
-
-def cache_dir() -> Path:
-    """torchbuild's cache folder: ``$TORCHBUILD_CACHE`` or ``~/.cache/torchbuild``."""
-    env = os.environ.get("TORCHBUILD_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "torchbuild"
 
 
 def looks_like_path(spec: str) -> bool:
@@ -85,6 +82,8 @@ def resolve_source(spec: str, *, python: str, cache: Path | None = None) -> Reso
             raise UsageError(f"source {spec!r} is a file, not a source tree.",
                              fix="give the directory that holds setup.py or pyproject.toml.")
         return ResolvedSource(p.resolve(), "directory", spec)
+    from packaging.requirements import InvalidRequirement, Requirement  # only for PyPI specs
+
     try:
         req = Requirement(spec)
     except InvalidRequirement:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .model import Facts
 
-__all__ = ["collect", "ENV_VARS", "Facts"]
+__all__ = ["collect", "start_slow_probes", "ENV_VARS", "Facts"]
 
 #: Environment variables recorded in :attr:`Facts.env` when set: they change what a build
 #: does (``shared/reference/pytorch-build-facts.md`` §1, §5).
@@ -51,7 +51,11 @@ def collect(source: Path | None = None, *, python: str | None = None,
     t0 = time.perf_counter()
     env = dict(os.environ)
     disk_at = build_dir or ((source / "build") if source is not None else None)
-    with ThreadPoolExecutor(max_workers=12) as pool:
+    # Everything that does not need the interpreter's answer starts at once; the tools are
+    # looked up next to the interpreter as given (re-probed in the rare case that the
+    # interpreter reports another folder), nvcc runs while the interpreter starts.
+    scripts = _scripts_dir(python)
+    with ThreadPoolExecutor(max_workers=24) as pool:
         f_os = pool.submit(system.os_info)
         f_res = pool.submit(system.resources, disk_at)
         f_py = pool.submit(py_probe.python_info, python)
@@ -60,11 +64,16 @@ def collect(source: Path | None = None, *, python: str | None = None,
         f_host = pool.submit(compilers.find_cuda_host, env)
         f_gpu = pool.submit(gpu.probe_gpus)
         f_src = pool.submit(src_probe.probe_source, source) if source is not None else None
-        py = f_py.result()
-        scripts = [os.path.dirname(py.executable)] if py.executable else []
+        f_tk = pool.submit(cuda.probe_toolkit, env, pool)
         f_tools = {name: pool.submit(tools.probe_tool, name, scripts) for name in tools.TOOLS}
+        py = f_py.result()
+        real_scripts = [os.path.dirname(py.executable)] if py.executable else []
+        if real_scripts != scripts:
+            f_tools = {name: pool.submit(tools.probe_tool, name, real_scripts) for name in tools.TOOLS}
         f_torch = pool.submit(torch_install.probe_torch, py.sys_path)
-        tk = cuda.probe_cuda(py.sys_path, env, pool)
+        tk = f_tk.result()
+        if tk is not None:
+            cuda.complete_toolkit(tk, py.sys_path, env)
         cudnn = cuda.probe_cudnn(tk.home if tk else None, py.sys_path, env)
         driver, gpus = f_gpu.result()
         facts = Facts(
@@ -86,6 +95,47 @@ def collect(source: Path | None = None, *, python: str | None = None,
     facts.origin = "probed"
     facts.probe_seconds = round(time.perf_counter() - t0, 4)
     return facts
+
+
+def start_slow_probes(source: Path | None, *, python: str | None = None) -> None:
+    """Start the probe commands that take longest without waiting for them: describing
+    another interpreter, the ``git`` questions about ``source``, and each build tool's
+    ``--version`` that the probe cache cannot answer (a wrapper script such as a pyenv
+    shim runs a dozen processes: 0.1 s here).  The next :func:`collect` with the same
+    arguments uses their output.  Called by the CLI before it imports the planning and
+    build code, so the commands run on another core meanwhile.  Never raises: what
+    cannot start is run again, and reported, by collect.
+    """
+    from . import tools
+    from ._util import remembered, start
+    from .python import is_this_interpreter, probe_argv
+    from .source import git_questions
+
+    if not is_this_interpreter(python):
+        start(probe_argv(python))  # type: ignore[arg-type]
+    scripts = _scripts_dir(python)
+    for name in tools.TOOLS:
+        argv = tools.version_argv(name, scripts)
+        if argv is not None and not remembered(argv):
+            start(argv)
+    if source is not None:
+        try:
+            root = source.resolve()
+            for argv in git_questions(root):
+                start(argv)
+        except OSError:
+            pass
+
+
+def _scripts_dir(python: str | None) -> list[str]:
+    """The folder of the interpreter as given (its ``bin``/``Scripts``, where pip puts
+    ``cmake`` and ``ninja``), without running it."""
+    import shutil
+
+    if python is None:
+        return [os.path.dirname(sys.executable)] if sys.executable else []
+    found = shutil.which(python) if os.sep not in python and "/" not in python else python
+    return [os.path.dirname(os.path.abspath(found))] if found else []
 
 
 def _main() -> None:  # pragma: no cover - debugging aid: python -m torchbuild.facts [SOURCE]

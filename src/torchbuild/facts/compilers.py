@@ -13,7 +13,7 @@ import os
 import re
 import shlex
 
-from ._util import run, which
+from ._util import run, run_version, which
 from .model import Compiler
 
 __all__ = ["parse_compiler_version", "probe_compiler", "find_compiler", "LAUNCHERS"]
@@ -56,7 +56,7 @@ def probe_compiler(command: str, from_env: str | None = None) -> Compiler | None
     path = which(words[0])
     if path is None:
         return None if from_env is None else Compiler(kind="unknown", path=None, version=None, from_env=from_env)
-    out = run([path, "--version"])
+    out = run_version([path, "--version"])
     if out is None and os.path.basename(path).lower().startswith("cl"):
         out = run([path])
     kind, version = parse_compiler_version(out.text if out else "")

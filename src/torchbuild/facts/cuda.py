@@ -26,7 +26,7 @@ import platform
 import re
 from concurrent.futures import Executor
 
-from ._util import first_match, read_text, run, which
+from ._util import first_match, read_text, run_version, which
 from .model import CudaToolkit, Cudnn
 
 __all__ = [
@@ -189,9 +189,17 @@ def find_file(name: str, dirs: list[str]) -> str | None:
     return None
 
 
-def _find_lib(name: str, dirs: list[str]) -> str | None:
+def _find_lib(name: str, dirs: list[str], listing: dict[str, list[str]] | None = None) -> str | None:
+    """The first folder of ``dirs`` holding ``name.so*`` or ``name.a``.  ``listing`` caches
+    each folder's entries across calls (``/usr/lib/<arch>`` holds thousands of files)."""
+    listing = {} if listing is None else listing
     for d in dirs:
-        if glob.glob(os.path.join(d, name + ".so*")) or os.path.isfile(os.path.join(d, name + ".a")):
+        if d not in listing:
+            try:
+                listing[d] = os.listdir(d)
+            except OSError:
+                listing[d] = []
+        if any(e.startswith(name + ".so") or e == name + ".a" for e in listing[d]):
             return d
     return None
 
@@ -226,6 +234,15 @@ def probe_cuda(site_dirs: list[str], env: dict[str, str] | None = None,
     :param site_dirs: the build interpreter's ``sys.path`` folders (for ``nvidia-*`` wheels).
     :param pool: runs ``nvcc --version`` and ``nvcc --list-gpu-code`` concurrently when given.
     """
+    tk = probe_toolkit(env, pool)
+    if tk is not None:
+        complete_toolkit(tk, site_dirs, env)
+    return tk
+
+
+def probe_toolkit(env: dict[str, str] | None = None, pool: Executor | None = None) -> CudaToolkit | None:
+    """The first half of :func:`probe_cuda`, which needs no interpreter: the toolkit's home,
+    ``nvcc``, its version and GPU codes (no headers or libraries yet), or None."""
     env = os.environ if env is None else env
     home, found_by = find_cuda_home(env)
     nvcc_path_on_path = which("nvcc")
@@ -239,27 +256,36 @@ def probe_cuda(site_dirs: list[str], env: dict[str, str] | None = None,
     tk = CudaToolkit(home=home, nvcc=nvcc, found_by=found_by, nvcc_on_path=nvcc_path_on_path)
     if nvcc:
         if pool is not None:
-            fut_codes = pool.submit(run, [nvcc, "--list-gpu-code"])
-            out = run([nvcc, "--version"])
+            fut_codes = pool.submit(run_version, [nvcc, "--list-gpu-code"])
+            out = run_version([nvcc, "--version"])
             codes = fut_codes.result()
         else:
-            out = run([nvcc, "--version"])
-            codes = run([nvcc, "--list-gpu-code"])
+            out = run_version([nvcc, "--version"])
+            codes = run_version([nvcc, "--list-gpu-code"])
         if out is not None:
             tk.version, tk.full_version = parse_nvcc_version(out.text)
         if codes is not None and codes.returncode == 0:
             tk.gpu_codes = parse_gpu_codes(codes.stdout)
     if tk.version is None and home:
         tk.version = _version_without_nvcc(home)
+    return tk
+
+
+def complete_toolkit(tk: CudaToolkit, site_dirs: list[str], env: dict[str, str] | None = None) -> None:
+    """The second half of :func:`probe_cuda`: fill ``tk.headers``, ``tk.libraries`` (folder
+    of each, or None) from the toolkit, the ``nvidia-*`` wheels in ``site_dirs`` and the
+    system folders, and what ``torch.utils.cpp_extension`` would take as CUDA home."""
+    env = os.environ if env is None else env
+    home = tk.home
     inc_dirs = (_include_dirs(home) if home else []) + wheel_dirs(site_dirs, "include") + _system_include_dirs()
     lib_dirs = (_lib_dirs(home) if home else []) + wheel_dirs(site_dirs, "lib") + _system_lib_dirs()
     tk.headers = {h: find_file(h, inc_dirs) for h in HEADERS}
-    tk.libraries = {lib: _find_lib(lib, lib_dirs) for lib in LIBRARIES}
+    listing: dict[str, list[str]] = {}
+    tk.libraries = {lib: _find_lib(lib, lib_dirs, listing) for lib in LIBRARIES}
     th = torch_cuda_home(env)
     tk.torch_cuda_home = th
     tk.torch_cuda_home_has_headers = (os.path.isfile(os.path.join(th, "include", "cuda_runtime.h"))
                                       if th else None)
-    return tk
 
 
 def _parse_cudnn(text: str) -> str | None:

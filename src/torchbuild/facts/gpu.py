@@ -13,11 +13,17 @@ Formats (``shared/reference/cuda-compat-facts.md`` §6):
 * ``/proc/driver/nvidia/version`` line 1: ``NVRM version: NVIDIA UNIX x86_64 Kernel Module
   550.135 ...`` (driver version only).
 
-No NVIDIA driver: ``(None, [])``.
+No NVIDIA driver: ``(None, [])``.  Where no sign of a driver exists (no ``/dev/nvidiactl``,
+``/proc/driver/nvidia``, WSL's ``/dev/dxg``, no ``nvidia-smi`` on PATH) NVML is not loaded
+at all: importing and initialising it costs tens of milliseconds on every build of a
+machine without a GPU.  The user-space driver loads the kernel module and creates the
+``/dev/nvidia*`` device files itself when needed (nvidia-modprobe(1)), so a missing device
+file alone does not rule a driver out; an installed driver always brings ``nvidia-smi``.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 from ._util import first_match, read_text, run, which
@@ -127,9 +133,24 @@ def _probe_smi() -> tuple[Driver | None, list[GPU]] | None:
     return Driver(version=version, cuda_version=cuda, found_by="nvidia-smi"), gpus
 
 
+#: Files whose presence means an NVIDIA driver may be there (Linux, containers, WSL 2).
+DRIVER_SIGNS = ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/dxg")
+
+
+def driver_may_exist() -> bool:
+    """True unless this machine shows no sign of an NVIDIA driver: none of
+    :data:`DRIVER_SIGNS` exists and ``nvidia-smi`` is not on PATH (always True on Windows)."""
+    if os.name == "nt":
+        return True
+    return any(os.path.exists(p) for p in DRIVER_SIGNS) or which("nvidia-smi") is not None
+
+
 def probe_gpus() -> tuple[Driver | None, list[GPU]]:
     """(driver, GPUs): NVML when it loads, else nvidia-smi, else the kernel module's version
-    from procfs (no GPU list), else ``(None, [])``."""
+    from procfs (no GPU list), else ``(None, [])`` (at once when :func:`driver_may_exist` is
+    False)."""
+    if not driver_may_exist():
+        return None, []
     for probe in (_probe_nvml, _probe_smi):
         got = probe()
         if got is not None:

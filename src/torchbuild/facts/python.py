@@ -53,12 +53,23 @@ def _from_data(d: dict) -> PythonInfo:
     )
 
 
+def probe_argv(python: str) -> list[str]:
+    """The command that describes another interpreter (what :func:`python_info` runs)."""
+    return [python, "-c", _SCRIPT]
+
+
+def is_this_interpreter(python: str | None) -> bool:
+    """True when ``python`` is None or names this process's interpreter (then no
+    subprocess is needed)."""
+    return python is None or os.path.abspath(python) == os.path.abspath(sys.executable)
+
+
 def python_info(python: str | None = None) -> PythonInfo:
     """Describe ``python`` (a path or a name on PATH; default ``sys.executable``).
 
     :raises PythonProbeError: the interpreter is missing or printed no usable answer.
     """
-    if python is None or os.path.abspath(python) == os.path.abspath(sys.executable):
+    if is_this_interpreter(python):
         paths = sysconfig.get_paths()
         return _from_data({
             "version": "%d.%d.%d" % sys.version_info[:3],
@@ -70,7 +81,7 @@ def python_info(python: str | None = None) -> PythonInfo:
             # sys.path[0] is the script's folder (torchbuild's bin dir): not where packages live
             "sys_path": [p for p in sys.path[1:] if p and os.path.isabs(p)],
         })
-    out = run([python, "-c", _SCRIPT], timeout=30)
+    out = run(probe_argv(python), timeout=30)
     if out is None:
         raise PythonProbeError(f"cannot run Python interpreter {python!r}")
     if out.returncode != 0:

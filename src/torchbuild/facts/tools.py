@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from ._util import run, which
+from ._util import run_version, which
 from .model import Tool
 
-__all__ = ["TOOLS", "parse_tool_version", "probe_tool"]
+__all__ = ["TOOLS", "parse_tool_version", "probe_tool", "version_argv"]
 
 #: Tools looked for, in report order.  Every one gets an entry in ``Facts.tools``:
 #: ``Tool(path=None)`` means "looked, not found".
@@ -38,10 +38,16 @@ def parse_tool_version(name: str, text: str) -> str | None:
     return m.group(1) if m else None
 
 
+def version_argv(name: str, extra_dirs: list[str] | None = None) -> list[str] | None:
+    """``[PATH, "--version"]`` for the ``name`` that would be used, or None if absent."""
+    path = which(name, extra_dirs)
+    return [path, "--version"] if path else None
+
+
 def probe_tool(name: str, extra_dirs: list[str] | None = None) -> Tool:
     """``Tool(path, version)`` for ``name``; ``Tool(None, None)`` when it is not installed."""
-    path = which(name, extra_dirs)
-    if path is None:
+    argv = version_argv(name, extra_dirs)
+    if argv is None:
         return Tool()
-    out = run([path, "--version"])
-    return Tool(path=path, version=parse_tool_version(name, out.text) if out else None)
+    out = run_version(argv)
+    return Tool(path=argv[0], version=parse_tool_version(name, out.text) if out else None)
