@@ -225,8 +225,9 @@ def build(req: BuildRequest) -> BuildResult:
         vexc.result = res  # type: ignore[attr-defined]
         raise vexc
     cache_line = compile_cache.summary_line(record.get("compile_cache"))
-    console.print(f"[green]built[/green] {tree.name} in {seconds:.0f} s" + (f" · {cache_line}" if cache_line else "")
-                  + (f"\nwheel: {wheel}" if wheel else "") + f"\nrecord: {record_path}\nlog: {log_path}")
+    console.print("built", style="green", end=" ", markup=False)
+    console.print(f"{tree.name} in {seconds:.0f} s" + (f" · {cache_line}" if cache_line else "")
+                  + (f"\nwheel: {wheel}" if wheel else "") + f"\nrecord: {record_path}\nlog: {log_path}", markup=False)
     return res
 
 
@@ -247,7 +248,8 @@ def _prepare_tree(plan: Plan, tree: Path, stem: str, log: Any) -> None:
             diffs = ", ".join(f"{d.name}: {d.cached} -> {d.planned}" for d in plan.reconfigure)
             msg = (f"build/CMakeCache.txt disagrees with the plan ({diffs}); CMake would keep the old values, "
                    f"so it will configure again (old cache kept as {moved.name}).")
-            console.print(f"[yellow]reconfigure:[/yellow] {msg}")
+            console.print("reconfigure:", style="yellow", end=" ", markup=False)
+            console.print(msg, markup=False)
             log.write(f"[torchbuild] reconfigure: {msg}\n".encode())
     cfg = plan.env.get("DIST_EXTRA_CONFIG")
     if cfg is not None and plan.setup_cfg:

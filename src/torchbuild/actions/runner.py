@@ -23,9 +23,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
-
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from typing import Any, BinaryIO
 
 from ..errors import InterruptedBuildError, UsageError
 from ..ui import console, echo_command
@@ -251,14 +249,17 @@ def run_logged(
     except FileNotFoundError as exc:
         raise UsageError(f"cannot run {argv[0]!r}: not found.", fix=f"install {Path(argv[0]).name} or put it on PATH.") from exc
     assert proc.stdout is not None
-    progress: Progress | None = None
+    progress: Any = None  # rich.progress.Progress on a terminal
     task = None
     last_print = 0.0
     last_desc = ""
     if live:
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                                   TimeRemainingColumn)
+
         progress = Progress(TextColumn("[bold]{task.fields[phase]}"), BarColumn(), MofNCompleteColumn(),
                             TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[last]}"),
-                            console=console, transient=True)
+                            console=console.rich, transient=True)
         progress.start()
         task = progress.add_task("build", total=None, phase="start", last="")
     buf = b""
