@@ -223,11 +223,25 @@ def parse_sccache_stats(text: str) -> tuple[CacheStats, dict[str, Any]]:
     return stats, data
 
 
-def read_stats(tool: str, exe: str | None = None, env: Mapping[str, str] | None = None) -> CacheStats:
+def parse_ccache_config(text: str) -> dict[str, tuple[str, str]]:
+    """``{key: (value, origin)}`` from ``ccache --show-config`` lines
+    ``(origin) key = value`` (origin: ``default``, ``environment``, a config file path)."""
+    out: dict[str, tuple[str, str]] = {}
+    for line in text.splitlines():
+        m = re.match(r"^\((.*?)\)\s+(\S+)\s+=\s*(.*)$", line)
+        if m:
+            out[m.group(2)] = (m.group(3).strip(), m.group(1))
+    return out
+
+
+def read_stats(tool: str, exe: str | None = None, env: Mapping[str, str] | None = None, *,
+               location: bool = True) -> CacheStats:
     """Current counters of ``tool`` as the environment ``env`` selects it (``CCACHE_DIR``,
     ``SCCACHE_SERVER_PORT``...; default: this process's environment).
 
     For sccache this starts the server when none runs (with ``env``'s configuration).
+    ``location=False`` skips asking ccache where its cache is (one subprocess less, for a
+    second reading in the same build).
 
     :raises CacheToolError: the tool is missing, failed, or printed something unreadable.
     """
@@ -235,12 +249,13 @@ def read_stats(tool: str, exe: str | None = None, env: Mapping[str, str] | None 
     if tool == "ccache":
         argv = [exe, "--print-stats"]
         stats = parse_ccache_stats(_check(_run(argv, env), argv))
-        argv = [exe, "--get-config", "cache_dir"]
-        proc = _run(argv, env)
-        loc = f'Local disk: "{proc.stdout.strip()}"' if proc.returncode == 0 else None
-        proc = _run([exe, "--get-config", "remote_storage"], env)
-        remote = proc.stdout.strip() if proc.returncode == 0 else ""
-        stats.location = loc + (f" + remote {_redact(remote)}" if remote else "") if loc else None
+        if location:
+            proc = _run([exe, "--show-config"], env)
+            cfg = parse_ccache_config(proc.stdout) if proc.returncode == 0 else {}
+            cache_dir = cfg.get("cache_dir", ("", ""))[0]
+            loc = f'Local disk: "{cache_dir}"' if cache_dir else None
+            remote = cfg.get("remote_storage", ("", ""))[0]
+            stats.location = loc + (f" + remote {_redact(remote)}" if remote else "") if loc else None
         return stats
     if tool == "sccache":
         argv = [exe, "--show-stats", "--stats-format=json"]
@@ -309,11 +324,7 @@ def show_config(tool: str, exe: str | None = None, env: Mapping[str, str] | None
     if tool == "ccache":
         argv = [exe, "--show-config"]
         out = _check(_run(argv, env), argv)
-        values: dict[str, Any] = {}
-        for line in out.splitlines():
-            m = re.match(r"^\((.*?)\)\s+(\S+)\s+=\s*(.*)$", line)
-            if m:
-                values[m.group(2)] = {"value": _redact(m.group(3)), "from": m.group(1)}
+        values = {k: {"value": _redact(v), "from": origin} for k, (v, origin) in parse_ccache_config(out).items()}
         return {"tool": "ccache", "exe": exe, "config": values}
     argv = [exe, "--show-stats", "--stats-format=json"]
     stats, data = parse_sccache_stats(_check(_run(argv, env), argv))
@@ -489,7 +500,9 @@ class CacheSession:
         if self.tool in ("ccache", "sccache"):
             after = None
             try:
-                after = read_stats(self.tool, self.setup.get("exe"), self.env)
+                after = read_stats(self.tool, self.setup.get("exe"), self.env, location=self.before is None)
+                if self.before is not None:
+                    after.location = self.before.location
             except TorchbuildError as exc:
                 self.warnings.append(f"could not read {self.tool} statistics after the build: {exc}")
             delta = after.minus(self.before) if after is not None and self.before is not None else None
@@ -505,7 +518,8 @@ def _warn(session: CacheSession, msg: str, log: Any | None) -> None:
     from ..ui import console
 
     session.warnings.append(msg)
-    console.print(f"[yellow]warning:[/yellow] {msg}", highlight=False)
+    console.print("warning:", style="yellow", end=" ", markup=False)
+    console.print(msg, markup=False, highlight=False)
     if log is not None:
         log.write(f"[torchbuild] warning: {msg}\n".encode())
 
