@@ -18,6 +18,7 @@ import importlib
 import os
 import sys
 import traceback
+from typing import NoReturn
 
 from .. import __version__
 from ..errors import TorchbuildError
@@ -38,7 +39,7 @@ COMMANDS: list[str] = [
 class _Parser(argparse.ArgumentParser):
     """argparse with exit code 2 and a one-line message naming the fix."""
 
-    def error(self, message: str) -> "typing.NoReturn":  # type: ignore[name-defined]  # noqa: F821
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
 
 

@@ -7,10 +7,14 @@ import argparse
 import os
 from pathlib import Path
 
-from ..decisions.plan import BUILD_TYPES, CACHES, MODES, Intent
-from ..decisions.cache_plan import DISTRIBUTORS
+from typing import TYPE_CHECKING
 
-__all__ = ["add_plan_options", "intent_from_args"]
+from ..decisions.choices import BUILD_TYPES, CACHES, DISTRIBUTORS, MODES
+
+if TYPE_CHECKING:
+    from ..decisions.plan import Intent
+
+__all__ = ["add_plan_options", "intent_from_args", "start_probes"]
 
 
 def add_plan_options(p: argparse.ArgumentParser) -> None:
@@ -52,6 +56,8 @@ def _build_type(value: str) -> str:
 
 def intent_from_args(args: argparse.Namespace) -> Intent:
     """The :class:`Intent` the parsed flags express."""
+    from ..decisions.plan import Intent
+
     return Intent(profile=args.profile, mode=args.mode, build_type=args.build_type, jobs=args.jobs, cuda=args.cuda,
                   arch=args.arch, cache=args.cache, sets=list(args.sets), install=not args.no_install,
                   wheel_dir=args.wheel_dir, full=args.full, cache_url=getattr(args, "cache_url", None),
@@ -66,3 +72,12 @@ def _hosts(args: argparse.Namespace) -> dict:
     if getattr(args, "distribute", None) == "distcc" and os.environ.get("DISTCC_HOSTS"):
         return {"hosts": os.environ["DISTCC_HOSTS"], "hosts_source": "DISTCC_HOSTS"}
     return {"hosts": None, "hosts_source": "--hosts"}
+
+
+def start_probes(args: argparse.Namespace) -> None:
+    """When SOURCE is a local folder, start the slowest probe commands now
+    (:func:`torchbuild.facts.start_slow_probes`), before the planning code is imported."""
+    if args.source and os.path.isdir(args.source):
+        from ..facts import start_slow_probes
+
+        start_slow_probes(Path(args.source), python=args.python)

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ..errors import TorchbuildError
-from ._common import add_plan_options, intent_from_args
+from ._common import add_plan_options, intent_from_args, start_probes
 
 __all__ = ["register", "run"]
 
@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # typ
 
 def run(args: argparse.Namespace) -> int:
     """Build; exit 0 on success, 1 on a failed doctor/build/verify, 2 on bad input, 3 on fetch failure."""
+    start_probes(args)
     from ..actions.build import BuildRequest, build
 
     req = BuildRequest(source=args.source, intent=intent_from_args(args), python=args.python, force=args.force,

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from ._common import add_plan_options, intent_from_args
+from ._common import add_plan_options, intent_from_args, start_probes
 
 __all__ = ["register", "run"]
 
@@ -27,12 +27,13 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # typ
 
 def run(args: argparse.Namespace) -> int:
     """Print the plan (or export it); exit 0, or 2 on bad input."""
-    from ..actions.build import BuildRequest, prepare
-
     if args.output and not args.export:
         raise UsageError("--output goes with --export.", fix="add --export sh|bat|dotenv, or drop --output.")
     if args.output and args.output.exists():
         raise UsageError(f"{args.output} exists; torchbuild does not overwrite files.", fix="choose another --output path.")
+    start_probes(args)
+    from ..actions.build import BuildRequest, prepare
+
     req = BuildRequest(source=args.source, intent=intent_from_args(args), python=args.python, profile_file=args.profile_file)
     _, _, plan = prepare(req)
     from ..ui import console, render_plan

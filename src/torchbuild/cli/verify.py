@@ -12,7 +12,7 @@ import json
 import re
 import sys
 
-from ..actions.verify import Expectations, VerifyReport, verify_extension, verify_torch
+from ..actions.verify import Expectations, verify_extension, verify_torch
 from ..errors import UsageError
 from ..ui import render_verify
 

@@ -48,6 +48,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..errors import ConflictingOptionsError, UsageError
+from .choices import DISTRIBUTORS
 
 __all__ = [
     "DISTRIBUTORS",
@@ -60,7 +61,6 @@ __all__ = [
     "cache_settings",
 ]
 
-DISTRIBUTORS = ("distcc", "sccache-dist")
 
 #: Where wrapper scripts go, relative to the tree (``{tree}`` is replaced by make_plan).
 WRAPPER_DIR = "{tree}/.torchbuild/wrappers"

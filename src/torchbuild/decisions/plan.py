@@ -34,6 +34,7 @@ from .. import knowledge
 from ..errors import ConflictingOptionsError, ProfileError, UnknownOptionError, UsageError
 from ..facts.model import Facts
 from . import cmake_cond
+from .choices import BUILD_TYPES, CACHES, MODES
 from .cmake_cond import cmake_bool
 
 __all__ = [
@@ -53,9 +54,6 @@ __all__ = [
     "did_you_mean",
 ]
 
-MODES = ("develop", "wheel", "install", "libtorch")
-BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo")
-CACHES = ("auto", "ccache", "sccache", "none")
 PROFILE_KEYS = ("inherits", "description", "mode", "build_type", "cuda", "arch", "cache", "jobs", "set", "nvcc_flags")
 
 def cmake_truth(value: str | None) -> bool | None:
