@@ -258,6 +258,12 @@ def _checked_out_sha(folder: Path) -> str | None:
     return sha if _SHA.fullmatch(sha) else None
 
 
+def _ls_files_args(paths: list[str]) -> list[str]:
+    """``ls-files --stage -z -- :(literal)PATH...``: the paths as they are, never as globs
+    (gitglossary(7), "pathspec")."""
+    return ["ls-files", "--stage", "-z", "--", *(f":(literal){p}" for p in paths)]
+
+
 def submodule_states(root: Path, paths: list[str]) -> dict[str, tuple[str, str]]:
     """{path: (state, sha)} for the submodules at ``paths``, as ``git submodule status``
     would report them (:func:`parse_submodule_status`): ``uninitialized`` with the
@@ -267,7 +273,7 @@ def submodule_states(root: Path, paths: list[str]) -> dict[str, tuple[str, str]]
     leaves them out too).  One ``git ls-files --stage`` for the whole tree.  (git also
     says ``-`` for a checkout whose submodule was made inactive in ``.git/config`` while
     its files stay; here that is ``ok``/``modified``: the files a build needs are there.)"""
-    listing = _git(root, "ls-files", "--stage", "-z", "--", *paths) if paths else None
+    listing = _git(root, *_ls_files_args(paths)) if paths else None
     if listing is None:
         return {}
     out: dict[str, tuple[str, str]] = {}
@@ -307,7 +313,7 @@ def git_questions(root: Path) -> list[list[str]]:
     if gitmodules:
         paths = [s.path for s in parse_gitmodules(gitmodules)]
         if paths:
-            cmds.append(git_argv(root, "ls-files", "--stage", "-z", "--", *paths))
+            cmds.append(git_argv(root, *_ls_files_args(paths)))
     return cmds
 
 
