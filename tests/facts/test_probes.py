@@ -178,3 +178,42 @@ def test_python_info_current_and_other_interpreter():
 def test_python_info_missing_interpreter_raises():
     with pytest.raises(PythonProbeError):
         python_info("/nonexistent/python3")
+
+
+def _fake_pyenv(root: Path, real: str, name: str) -> Path:
+    """A pyenv layout: ``libexec/pyenv`` answering ``which NAME`` (and running ``exec``)
+    as pyenv does, a version folder holding ``name`` (a link to the real ``real``), and
+    the shim in the exact text pyenv 2.x writes (this machine's /root/.pyenv/shims/*)."""
+    (root / "libexec").mkdir(parents=True)
+    (root / "versions" / "3.11.7" / "bin").mkdir(parents=True)
+    (root / "shims").mkdir()
+    os.symlink(real, root / "versions" / "3.11.7" / "bin" / name)
+    pyenv = root / "libexec" / "pyenv"
+    pyenv.write_text('#!/usr/bin/env bash\nset -e\n'
+                     'case "$1" in\n'
+                     '  which) echo "$PYENV_ROOT/versions/3.11.7/bin/$2" ;;\n'
+                     '  exec) shift; p="$1"; shift; exec "$PYENV_ROOT/versions/3.11.7/bin/$p" "$@" ;;\n'
+                     'esac\n')
+    pyenv.chmod(0o755)
+    shim = root / "shims" / name
+    shim.write_text('#!/usr/bin/env bash\nset -e\n[ -n "$PYENV_DEBUG" ] && set -x\n\nprogram="${0##*/}"\n\n'
+                    f'export PYENV_ROOT="{root}"\nSHIM_PATH=${{0%/*}}\n'
+                    f'if [[ $SHIM_PATH != "{root}/shims" ]]; then\n  export _PYENV_SHIM_PATH="$SHIM_PATH"\nfi\n'
+                    f'exec "{root}/libexec/pyenv" exec "$program" "$@"\n')
+    shim.chmod(0o755)
+    return shim
+
+
+@pytest.mark.skipif(shutil.which("ccache") is None, reason="no ccache")
+def test_pyenv_shim_is_looked_through(tmp_path, monkeypatch):
+    real = os.path.realpath(shutil.which("ccache"))
+    shim = _fake_pyenv(tmp_path / "pyenv", real, "ccache")
+    assert subprocess.run([str(shim), "--version"], capture_output=True, text=True).stdout == _out(real, "--version")
+    monkeypatch.setenv("PATH", f"{shim.parent}{os.pathsep}{os.environ['PATH']}")
+    t = tools.probe_tool("ccache")
+    assert t.shim == str(shim)
+    assert t.path == str(tmp_path / "pyenv" / "versions" / "3.11.7" / "bin" / "ccache")
+    assert t.version == tools.parse_tool_version("ccache", _out(real, "--version"))
+    # a plain script or binary is no shim
+    assert tools.probe_tool("git").shim is None
+    assert tools.pyenv_shim_pyenv(real) is None

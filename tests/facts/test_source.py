@@ -232,8 +232,8 @@ def test_started_probes_give_the_same_facts_and_are_all_used(pytorch_tree, tmp_p
     monkeypatch.setattr(_util, "_memo", {})  # forget the probe cache: every tool question is started too
     start_slow_probes(tree, python=python)
     started = dict(_util._started)
-    assert any(argv[:1] == (python,) for argv in started)
-    assert any("ls-files" in argv for argv in started) and any("rev-parse" in argv for argv in started)
+    assert any(argv[:1] == (python,) for argv, _ in started)
+    assert any("ls-files" in argv for argv, _ in started) and any("rev-parse" in argv for argv, _ in started)
     early = collect(tree, python=python)
     assert _util._started == {}  # each was collected, none left running unused
     assert all(p.returncode is not None for p in started.values())

@@ -242,3 +242,17 @@ def test_each_extension_configuration_gets_its_own_build_folder():
     cuda = make_plan(extension_facts(torch_cuda="13.0"), Intent(jobs=2, cuda=True, arch="8.6"))
     other_arch = make_plan(extension_facts(torch_cuda="13.0"), Intent(jobs=2, cuda=True, arch="9.0"))
     assert len({base(cpu), base(cuda), base(other_arch)}) == 3
+
+
+def test_a_cache_tool_behind_a_pyenv_shim_is_launched_by_its_real_path():
+    """PATH found sccache as a pyenv shim (facts/tools.py looked through it): the CMake
+    launchers name the executable behind it, so compiles do not start pyenv first; a tool
+    found directly keeps its name, as PyTorch's own USE_CCACHE does."""
+    real = "/home/u/.pyenv/versions/3.11.7/bin/sccache"
+    f = pytorch_facts(gpus=[H100], tools={"sccache": Tool(real, "0.16.0", shim="/home/u/.pyenv/shims/sccache")})
+    plan = make_plan(f, Intent(jobs=2, cache="sccache"))
+    env = plan.env_values()
+    assert env["CMAKE_CXX_COMPILER_LAUNCHER"] == env["CMAKE_CUDA_COMPILER_LAUNCHER"] == real
+    assert plan.cache_setup["exe"] == real
+    f = pytorch_facts(gpus=[H100], tools={"sccache": Tool("/usr/bin/sccache", "0.16.0")})
+    assert make_plan(f, Intent(jobs=2, cache="sccache")).env_values()["CMAKE_CXX_COMPILER_LAUNCHER"] == "sccache"

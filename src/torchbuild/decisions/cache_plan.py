@@ -325,7 +325,10 @@ def cache_settings(
     # distribution ---------------------------------------------------------------------
     # CMake launchers keep the tool's name (found on PATH, as PyTorch's own USE_CCACHE does)
     # unless distribution needs a wrapper.
-    launcher_c = tool if tool != "none" else None
+    # PATH finds a pyenv shim: name the executable behind it, or every compile would start
+    # pyenv first (facts/tools.py)
+    cache_launcher = exe(tool) if tool != "none" and getattr(tools.get(tool), "shim", None) else tool
+    launcher_c = cache_launcher if tool != "none" else None
     prefix: dict[str, str] = {}
     if distribute == "distcc":
         if not hosts:
@@ -364,7 +367,7 @@ def cache_settings(
             for lang in ("C", "CXX"):
                 env[f"CMAKE_{lang}_COMPILER_LAUNCHER"] = (launcher_c, tool_source if not distribute else f"{tool_source} + --distribute {distribute}")
         if cuda and tool != "none":
-            env["CMAKE_CUDA_COMPILER_LAUNCHER"] = (tool, tool_source)
+            env["CMAKE_CUDA_COMPILER_LAUNCHER"] = (cache_launcher, tool_source)
     else:
         cname, cxxname = wrapper_names(getattr(cxx, "kind", None) or getattr(cc, "kind", None))
         real_cc = getattr(cc, "path", None) or cname

@@ -65,11 +65,12 @@ def collect(source: Path | None = None, *, python: str | None = None,
         f_gpu = pool.submit(gpu.probe_gpus)
         f_src = pool.submit(src_probe.probe_source, source) if source is not None else None
         f_tk = pool.submit(cuda.probe_toolkit, env, pool)
-        f_tools = {name: pool.submit(tools.probe_tool, name, scripts) for name in tools.TOOLS}
+        tree = str(source.resolve()) if source is not None else None
+        f_tools = {name: pool.submit(tools.probe_tool, name, scripts, cwd=tree) for name in tools.TOOLS}
         py = f_py.result()
         real_scripts = [os.path.dirname(py.executable)] if py.executable else []
         if real_scripts != scripts:
-            f_tools = {name: pool.submit(tools.probe_tool, name, real_scripts) for name in tools.TOOLS}
+            f_tools = {name: pool.submit(tools.probe_tool, name, real_scripts, cwd=tree) for name in tools.TOOLS}
         f_torch = pool.submit(torch_install.probe_torch, py.sys_path)
         tk = f_tk.result()
         if tk is not None:
@@ -99,9 +100,9 @@ def collect(source: Path | None = None, *, python: str | None = None,
 
 def start_slow_probes(source: Path | None, *, python: str | None = None) -> None:
     """Start the probe commands that take longest without waiting for them: describing
-    another interpreter, the ``git`` questions about ``source``, and each build tool's
-    ``--version`` that the probe cache cannot answer (a wrapper script such as a pyenv
-    shim runs a dozen processes: 0.1 s here).  The next :func:`collect` with the same
+    another interpreter, the ``git`` questions about ``source``, each build tool's
+    ``--version`` that the probe cache cannot answer, and ``pyenv which`` for a tool that
+    PATH finds as a pyenv shim (a dozen processes: 0.06 s here).  The next :func:`collect` with the same
     arguments uses their output.  Called by the CLI before it imports the planning and
     build code, so the commands run on another core meanwhile.  Never raises: what
     cannot start is run again, and reported, by collect.
@@ -113,18 +114,24 @@ def start_slow_probes(source: Path | None, *, python: str | None = None) -> None
 
     if not is_this_interpreter(python):
         start(probe_argv(python))  # type: ignore[arg-type]
+    try:
+        root = source.resolve() if source is not None else None
+    except OSError:
+        root = None
+    tree = str(root) if root is not None else None
     scripts = _scripts_dir(python)
     for name in tools.TOOLS:
         argv = tools.version_argv(name, scripts)
-        if argv is not None and not remembered(argv):
+        if argv is None:
+            continue
+        pyenv = tools.pyenv_shim_pyenv(argv[0])
+        if pyenv is not None:
+            start(tools.shim_question(name, argv[0], pyenv), cwd=tree)
+        elif not remembered(argv):
             start(argv)
-    if source is not None:
-        try:
-            root = source.resolve()
-            for argv in git_questions(root):
-                start(argv)
-        except OSError:
-            pass
+    if root is not None:
+        for argv in git_questions(root):
+            start(argv)
 
 
 def _scripts_dir(python: str | None) -> list[str]:

@@ -38,29 +38,30 @@ class Output:
 
 
 #: Commands started ahead of time by :func:`start`, waiting for :func:`run` to collect them.
-_started: dict[tuple[str, ...], subprocess.Popen] = {}
+_started: dict[tuple[tuple[str, ...], str | None], subprocess.Popen] = {}
 _started_lock = threading.Lock()
 
 
-def _popen(argv: list[str]) -> subprocess.Popen:
+def _popen(argv: list[str], cwd: str | None) -> subprocess.Popen:
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            text=True, errors="replace")
+                            text=True, errors="replace", cwd=cwd)
 
 
-def start(argv: list[str]) -> None:
-    """Start ``argv`` now (same settings as :func:`run`, this process's environment and
-    folder) so that a later ``run(argv)`` collects its output instead of starting it.
+def start(argv: list[str], *, cwd: str | None = None) -> None:
+    """Start ``argv`` now (same settings as :func:`run`, this process's environment) in
+    ``cwd`` so that a later ``run(argv, cwd=cwd)`` collects its output instead of
+    starting it.
 
     For the slow probe commands (the build interpreter, ``git``): started
     before the command line's code is imported, they run on another core meanwhile.
     A command that cannot start is left to :func:`run`, which reports it as usual.
     """
-    key = tuple(argv)
+    key = (tuple(argv), cwd)
     with _started_lock:
         if key in _started:
             return
         try:
-            _started[key] = _popen(argv)
+            _started[key] = _popen(argv, cwd)
         except (OSError, ValueError):
             pass
 
@@ -68,16 +69,17 @@ def start(argv: list[str]) -> None:
 def run(argv: list[str], *, timeout: float = TIMEOUT_S, env: dict[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None) -> Output | None:
     """Run ``argv`` (a list, no shell) and capture its output.  When the same ``argv``
-    was :func:`start`-ed (and ``env``/``cwd`` are the defaults), that process is used.
+    was :func:`start`-ed in the same ``cwd`` (and ``env`` is the default), that process
+    is used.
 
     :param timeout: seconds before the command is killed.
     :returns: the :class:`Output` (whatever the exit code), or None when the program does
         not exist, cannot be executed, or timed out.
     """
     proc: subprocess.Popen | None = None
-    if env is None and cwd is None:
+    if env is None:
         with _started_lock:
-            proc = _started.pop(tuple(argv), None)
+            proc = _started.pop((tuple(argv), None if cwd is None else str(cwd)), None)
     if proc is not None:
         try:
             stdout, stderr = proc.communicate(timeout=timeout)

@@ -101,10 +101,12 @@ class Compiler:
 @dataclass
 class Tool:
     """A build tool found on PATH (cmake, ninja, git, ccache, sccache, distcc, patchelf):
-    ``path`` or None, ``version`` as printed (``"3.25.1"``)."""
+    ``path`` or None, ``version`` as printed (``"3.25.1"``).  When PATH finds a pyenv shim,
+    ``path`` is the executable behind it (``pyenv which NAME``) and ``shim`` the shim."""
 
     path: str | None = None
     version: str | None = None
+    shim: str | None = None
 
 
 @dataclass

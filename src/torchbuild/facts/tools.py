@@ -5,16 +5,25 @@ where ``pip install cmake ninja`` puts them) and asked ``--version``.  Output fo
 from the real tools: ``cmake version 3.25.1``, ``1.11.1`` (ninja), ``git version 2.39.5``,
 ``ccache version 4.8``, ``sccache 0.7.7``, ``distcc 3.4 x86_64-pc-linux-gnu``,
 ``patchelf 0.17.2``.
+
+A pyenv shim (``$PYENV_ROOT/shims/NAME``, a bash script ending in ``exec
+".../libexec/pyenv" exec "$program" "$@"``) is looked through: pyenv runs ``pyenv which
+NAME`` on every call to find the real executable (pyenv discussion #2970,
+https://github.com/orgs/pyenv/discussions/2970), a dozen processes and about 0.1 s each
+time here, so a compiler cache launched through the shim would pay that on every compile.
+The tool's ``path`` is what ``pyenv which`` answers (asked in the source tree, where a
+``.python-version`` file may choose the version), ``shim`` the shim.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
-from ._util import run_version, which
+from ._util import read_text, run, run_version, which
 from .model import Tool
 
-__all__ = ["TOOLS", "parse_tool_version", "probe_tool", "version_argv"]
+__all__ = ["TOOLS", "parse_tool_version", "probe_tool", "version_argv", "pyenv_shim_pyenv", "shim_question"]
 
 #: Tools looked for, in report order.  Every one gets an entry in ``Facts.tools``:
 #: ``Tool(path=None)`` means "looked, not found".
@@ -38,16 +47,49 @@ def parse_tool_version(name: str, text: str) -> str | None:
     return m.group(1) if m else None
 
 
+_SHIM_EXEC = re.compile(r'^exec "([^"]+/libexec/pyenv)" exec "\$program" "\$@"\s*$', re.M)
+_SHIM_ROOT = re.compile(r'^export PYENV_ROOT="([^"]+)"\s*$', re.M)
+
+
+def pyenv_shim_pyenv(path: str) -> str | None:
+    """The ``pyenv`` program a pyenv shim at ``path`` runs, or None when ``path`` is no
+    pyenv shim (read from the shim's last line, see the module docstring)."""
+    head = read_text(path, limit=4096) or ""
+    if not head.startswith("#!"):
+        return None
+    m = _SHIM_EXEC.search(head)
+    return m.group(1) if m and os.path.isfile(m.group(1)) else None
+
+
+def shim_question(name: str, shim: str, pyenv: str) -> list[str]:
+    """The command that asks pyenv for the executable behind the ``shim`` of ``name``:
+    ``pyenv which NAME`` with the ``PYENV_ROOT`` the shim exports (through ``env``, so
+    the question stays an argument list)."""
+    m = _SHIM_ROOT.search(read_text(shim, limit=4096) or "")
+    return (["env", f"PYENV_ROOT={m.group(1)}"] if m else []) + [pyenv, "which", name]
+
+
 def version_argv(name: str, extra_dirs: list[str] | None = None) -> list[str] | None:
     """``[PATH, "--version"]`` for the ``name`` that would be used, or None if absent."""
     path = which(name, extra_dirs)
     return [path, "--version"] if path else None
 
 
-def probe_tool(name: str, extra_dirs: list[str] | None = None) -> Tool:
-    """``Tool(path, version)`` for ``name``; ``Tool(None, None)`` when it is not installed."""
+def probe_tool(name: str, extra_dirs: list[str] | None = None, *, cwd: str | None = None) -> Tool:
+    """``Tool(path, version, shim)`` for ``name``; ``Tool()`` when it is not installed.
+
+    :param extra_dirs: folders searched after PATH (the build interpreter's scripts).
+    :param cwd: where pyenv is asked about a shim (the source tree); default this folder.
+    """
     argv = version_argv(name, extra_dirs)
     if argv is None:
         return Tool()
+    shim = None
+    pyenv = pyenv_shim_pyenv(argv[0])
+    if pyenv is not None:
+        out = run(shim_question(name, argv[0], pyenv), cwd=cwd)
+        real = out.stdout.strip().splitlines()[-1] if out is not None and out.returncode == 0 and out.stdout.strip() else ""
+        if os.path.isabs(real) and os.path.isfile(real) and os.access(real, os.X_OK):
+            shim, argv = argv[0], [real, *argv[1:]]
     out = run_version(argv)
-    return Tool(path=argv[0], version=parse_tool_version(name, out.text) if out else None)
+    return Tool(path=argv[0], version=parse_tool_version(name, out.text) if out else None, shim=shim)
