@@ -2,9 +2,11 @@
 
 :func:`collect` runs the independent probes (OS and resources, Python, compilers, each
 build tool, CUDA toolkit, GPUs and driver, installed torch, source tree) in a thread pool
-and returns one :class:`~torchbuild.facts.model.Facts`.  It never imports torch and caches
-nothing between calls.  Facts round-trip through JSON (``Facts.to_json``/``Facts.load``),
-and :func:`torchbuild.facts.assume.apply_assumptions` overrides single facts.
+and returns one :class:`~torchbuild.facts.model.Facts`.  It never imports torch.  The
+only thing kept between calls is what compiled tools answered to ``--version``, under
+each file's identity (:func:`torchbuild.facts._util.run_version`); everything else is
+probed afresh.  Facts round-trip through JSON (``Facts.to_json``/``Facts.load``), and
+:func:`torchbuild.facts.assume.apply_assumptions` overrides single facts.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def collect(source: Path | None = None, *, python: str | None = None,
     :raises torchbuild.facts.python.PythonProbeError: ``python`` cannot be run.
 
     Takes well under a second: every subprocess (``--version`` of each tool, ``nvcc``,
-    ``git``) runs concurrently; nothing imports torch.
+    ``git``) runs concurrently, or was started earlier by :func:`start_slow_probes`, or
+    is answered by the probe cache; nothing imports torch.
     """
     from . import compilers, cuda, gpu, python as py_probe, source as src_probe, system, tools
     from . import torch_install
