@@ -158,13 +158,20 @@ def _save_memo(memo: dict[str, dict]) -> None:
         pass
 
 
+def _memo_key(argv: list[str]) -> str | None:
+    """The probe cache's key for ``argv`` (executable signature and arguments), or None
+    when its answer is not to be remembered."""
+    sig = _signature(argv[0]) if argv and os.path.isabs(argv[0]) else None
+    return json.dumps([sig, argv[1:]]) if sig is not None else None
+
+
 def remembered(argv: list[str]) -> bool:
     """True when :func:`run_version` would answer ``argv`` from the cache (no process)."""
-    sig = _signature(argv[0]) if argv and os.path.isabs(argv[0]) else None
-    if sig is None:
+    key = _memo_key(argv)
+    if key is None:
         return False
     with _cache_lock:
-        return json.dumps([sig, argv[1:]]) in _load_memo()
+        return key in _load_memo()
 
 
 def run_version(argv: list[str], *, timeout: float = TIMEOUT_S) -> Output | None:
@@ -177,10 +184,9 @@ def run_version(argv: list[str], *, timeout: float = TIMEOUT_S) -> Output | None
     :param argv: an absolute executable path followed by its arguments.
     :returns: as :func:`run`.
     """
-    sig = _signature(argv[0]) if argv and os.path.isabs(argv[0]) else None
-    if sig is None:
+    key = _memo_key(argv)
+    if key is None:
         return run(argv, timeout=timeout)
-    key = json.dumps([sig, argv[1:]])
     with _cache_lock:
         hit = _load_memo().get(key)
     if isinstance(hit, dict):
