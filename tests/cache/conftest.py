@@ -207,6 +207,9 @@ def sccache_dist(tmp_path, cli):
         pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; .ci/run installs it)")
     if os.geteuid() != 0:
         pytest.skip("the sccache-dist build server sandboxes compiles with bubblewrap as root")
+    probe = subprocess.run(["bwrap", "--bind", "/", "/", "true"], capture_output=True, text=True, timeout=30)
+    if probe.returncode != 0:
+        pytest.skip(f"bubblewrap cannot create a sandbox here ({probe.stderr.strip()[:200]})")
     d = SccacheDist(exe, cli, tmp_path)
     yield d
     d.stop()
