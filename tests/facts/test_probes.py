@@ -216,4 +216,6 @@ def test_pyenv_shim_is_looked_through(tmp_path, monkeypatch):
     assert t.version == tools.parse_tool_version("ccache", _out(real, "--version"))
     # a plain script or binary is no shim
     assert tools.probe_tool("git").shim is None
-    assert tools.pyenv_shim_pyenv(real) is None
+    assert tools.shim_question("ccache", real) is None
+    assert tools.shim_question("ccache", str(shim)) == [
+        "env", f"PYENV_ROOT={tmp_path / 'pyenv'}", str(tmp_path / "pyenv" / "libexec" / "pyenv"), "which", "ccache"]

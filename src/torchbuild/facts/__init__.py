@@ -127,9 +127,9 @@ def start_slow_probes(source: Path | None, *, python: str | None = None) -> None
         argv = tools.version_argv(name, scripts)
         if argv is None:
             continue
-        pyenv = tools.pyenv_shim_pyenv(argv[0])
-        if pyenv is not None:
-            start(tools.shim_question(name, argv[0], pyenv), cwd=tree)
+        question = tools.shim_question(name, argv[0])
+        if question is not None:
+            start(question, cwd=tree)
         elif not remembered(argv):
             start(argv)
     if root is not None:

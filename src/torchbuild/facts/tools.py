@@ -23,7 +23,7 @@ import re
 from ._util import read_text, run, run_version, which
 from .model import Tool
 
-__all__ = ["TOOLS", "parse_tool_version", "probe_tool", "version_argv", "pyenv_shim_pyenv", "shim_question"]
+__all__ = ["TOOLS", "parse_tool_version", "probe_tool", "version_argv", "shim_question"]
 
 #: Tools looked for, in report order.  Every one gets an entry in ``Facts.tools``:
 #: ``Tool(path=None)`` means "looked, not found".
@@ -51,22 +51,19 @@ _SHIM_EXEC = re.compile(r'^exec "([^"]+/libexec/pyenv)" exec "\$program" "\$@"\s
 _SHIM_ROOT = re.compile(r'^export PYENV_ROOT="([^"]+)"\s*$', re.M)
 
 
-def pyenv_shim_pyenv(path: str) -> str | None:
-    """The ``pyenv`` program a pyenv shim at ``path`` runs, or None when ``path`` is no
-    pyenv shim (read from the shim's last line, see the module docstring)."""
-    head = read_text(path, limit=4096) or ""
-    if not head.startswith("#!"):
+def shim_question(name: str, path: str) -> list[str] | None:
+    """When ``path`` is a pyenv shim of ``name``, the command that asks pyenv for the
+    executable behind it: ``pyenv which NAME`` with the ``PYENV_ROOT`` the shim exports
+    (through ``env``, so the question stays an argument list); else None.  The shim is
+    recognised by its last line (see the module docstring)."""
+    text = read_text(path, limit=4096) or ""
+    if not text.startswith("#!"):
         return None
-    m = _SHIM_EXEC.search(head)
-    return m.group(1) if m and os.path.isfile(m.group(1)) else None
-
-
-def shim_question(name: str, shim: str, pyenv: str) -> list[str]:
-    """The command that asks pyenv for the executable behind the ``shim`` of ``name``:
-    ``pyenv which NAME`` with the ``PYENV_ROOT`` the shim exports (through ``env``, so
-    the question stays an argument list)."""
-    m = _SHIM_ROOT.search(read_text(shim, limit=4096) or "")
-    return (["env", f"PYENV_ROOT={m.group(1)}"] if m else []) + [pyenv, "which", name]
+    m = _SHIM_EXEC.search(text)
+    if not m or not os.path.isfile(m.group(1)):
+        return None
+    root = _SHIM_ROOT.search(text)
+    return (["env", f"PYENV_ROOT={root.group(1)}"] if root else []) + [m.group(1), "which", name]
 
 
 def version_argv(name: str, extra_dirs: list[str] | None = None) -> list[str] | None:
@@ -85,9 +82,9 @@ def probe_tool(name: str, extra_dirs: list[str] | None = None, *, cwd: str | Non
     if argv is None:
         return Tool()
     shim = None
-    pyenv = pyenv_shim_pyenv(argv[0])
-    if pyenv is not None:
-        out = run(shim_question(name, argv[0], pyenv), cwd=cwd)
+    question = shim_question(name, argv[0])
+    if question is not None:
+        out = run(question, cwd=cwd)
         real = out.stdout.strip().splitlines()[-1] if out is not None and out.returncode == 0 and out.stdout.strip() else ""
         if os.path.isabs(real) and os.path.isfile(real) and os.access(real, os.X_OK):
             shim, argv = argv[0], [real, *argv[1:]]
