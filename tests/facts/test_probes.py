@@ -133,6 +133,31 @@ def test_headers_missing_from_toolkit_are_found_in_nvidia_wheels(tmp_path, monke
     assert got.headers["cusolverDn.h"] is None
 
 
+def test_libraries_are_found_by_exact_name_in_toolkit_and_wheel_folders(tmp_path, monkeypatch):
+    """``libcublas`` is not satisfied by ``libcublasLt.so`` or ``libcublas_static.a``; a
+    versioned ``.so.N``, a plain ``.so`` and a static ``.a`` each count; the toolkit's
+    folder is preferred to a wheel's."""
+    tk = tmp_path / "cuda"
+    lib = tk / "lib64"
+    lib.mkdir(parents=True)
+    (tk / "include").mkdir()
+    (tk / "version.json").write_text(json.dumps({"cuda": {"version": "13.0.1"}}))
+    for name in ("libcudart.so.13", "libcublasLt.so", "libcublas_static.a", "libcufft.a", "libnvrtc.so.13.0.88"):
+        (lib / name).write_text("")
+    wheel_lib = tmp_path / "site" / "nvidia" / "cu13" / "lib"
+    wheel_lib.mkdir(parents=True)
+    for name in ("libcublas.so.13", "libcudart.so.13"):
+        (wheel_lib / name).write_text("")
+    monkeypatch.setattr(cuda, "_system_lib_dirs", lambda: [])
+    got = cuda.probe_cuda([str(tmp_path / "site")], {"CUDA_HOME": str(tk), "PATH": "/usr/bin:/bin"})
+    assert got.libraries["libcudart"] == str(lib)
+    assert got.libraries["libcublasLt"] == str(lib)
+    assert got.libraries["libcublas"] == str(wheel_lib)
+    assert got.libraries["libcufft"] == str(lib)
+    assert got.libraries["libnvrtc"] == str(lib)
+    assert got.libraries["libcusparse"] is None and got.libraries["libcurand"] is None
+
+
 def test_cudnn_version_header(tmp_path):
     inc = tmp_path / "cudnn" / "include"
     inc.mkdir(parents=True)

@@ -189,17 +189,32 @@ def find_file(name: str, dirs: list[str]) -> str | None:
     return None
 
 
-def _find_lib(name: str, dirs: list[str], listing: dict[str, list[str]] | None = None) -> str | None:
-    """The first folder of ``dirs`` holding ``name.so*`` or ``name.a``.  ``listing`` caches
-    each folder's entries across calls (``/usr/lib/<arch>`` holds thousands of files)."""
+def _library_stems(folder: str) -> set[str]:
+    """The library names a folder provides: ``libcublas`` for ``libcublas.so``,
+    ``libcublas.so.13`` or ``libcublas.a``; empty when the folder cannot be listed."""
+    stems: set[str] = set()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return stems
+    for e in names:
+        i = e.find(".so")
+        if i > 0:
+            stems.add(e[:i])
+        elif e.endswith(".a"):
+            stems.add(e[:-2])
+    return stems
+
+
+def _find_lib(name: str, dirs: list[str], listing: dict[str, set[str]] | None = None) -> str | None:
+    """The first folder of ``dirs`` holding ``name.so*`` or ``name.a``.  ``listing`` keeps
+    each folder's library names across calls (``/usr/lib/<arch>`` holds thousands of
+    files: it is read once and each lookup is then a set lookup)."""
     listing = {} if listing is None else listing
     for d in dirs:
         if d not in listing:
-            try:
-                listing[d] = os.listdir(d)
-            except OSError:
-                listing[d] = []
-        if any(e.startswith(name + ".so") or e == name + ".a" for e in listing[d]):
+            listing[d] = _library_stems(d)
+        if name in listing[d]:
             return d
     return None
 
@@ -280,7 +295,7 @@ def complete_toolkit(tk: CudaToolkit, site_dirs: list[str], env: dict[str, str] 
     inc_dirs = (_include_dirs(home) if home else []) + wheel_dirs(site_dirs, "include") + _system_include_dirs()
     lib_dirs = (_lib_dirs(home) if home else []) + wheel_dirs(site_dirs, "lib") + _system_lib_dirs()
     tk.headers = {h: find_file(h, inc_dirs) for h in HEADERS}
-    listing: dict[str, list[str]] = {}
+    listing: dict[str, set[str]] = {}
     tk.libraries = {lib: _find_lib(lib, lib_dirs, listing) for lib in LIBRARIES}
     th = torch_cuda_home(env)
     tk.torch_cuda_home = th
