@@ -85,23 +85,38 @@ def cache_env(tmp_path):
     env.stop()
 
 
+class RedisServer:
+    """A real ``redis-server`` on 127.0.0.1: ``port``, ``url(db)``, ``stop()``."""
+
+    def __init__(self, exe: str, folder: Path) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen([exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+                                      "no", "--dir", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not wait_port(self.port):
+            self.stop()
+            raise AssertionError("redis-server did not start")
+
+    def url(self, db: int = 0) -> str:
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+
 @pytest.fixture()
 def redis_server(tmp_path):
-    """A real ``redis-server`` on 127.0.0.1:<free port>, no persistence; yields the port."""
-    exe = need("redis-server", "apt-get install redis-server")
-    port = free_port()
-    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                             "--dir", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """A real ``redis-server`` on 127.0.0.1:<free port>, no persistence (stopped after)."""
+    server = RedisServer(need("redis-server", "apt-get install redis-server"), tmp_path)
     try:
-        assert wait_port(port), "redis-server did not start"
-        yield port
+        yield server
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        server.stop()
 
 
 class Distccd:

@@ -5,6 +5,7 @@
 * two checkouts of the same commit sharing one sccache through a real Redis on loopback
   (two sccache servers with separate local folders, as on two machines): the second
   checkout's build is served from the first's entries.
+* Redis stopped mid-build: the build switches sccache to the local cache and completes.
 * distcc to a real distccd on 127.0.0.1: the build completes and the daemon compiled
   for it; with the daemon stopped mid-build, the build still completes (local fallback).
 * sccache-dist from the files ``torchbuild cache config --dist`` writes, with a real
@@ -70,7 +71,7 @@ def test_two_checkouts_share_one_sccache_through_redis(tmp_path, mt_venv, cli, s
     b.parent.mkdir()
     subprocess.run(["git", "-c", "protocol.file.allow=always", "clone", "-q", "--recurse-submodules", str(a), str(b)],
                    check=True, timeout=120, capture_output=True)
-    url = f"redis://127.0.0.1:{redis_server}/1"
+    url = redis_server.url(1)
     # two sccache servers with their own local folders: the only thing they share is Redis
     env_a, env_b = make_cache_env(tmp_path, "alice"), make_cache_env(tmp_path, "bob")
     try:
@@ -89,6 +90,42 @@ def test_two_checkouts_share_one_sccache_through_redis(tmp_path, mt_venv, cli, s
     finally:
         env_a.stop()
         env_b.stop()
+
+
+def test_shared_sccache_that_stops_mid_build_is_replaced_by_the_local_cache(tmp_path, mt_venv, cli, sccache_exe,
+                                                                            redis_server):
+    """Redis stops after the build's first compiles.  sccache 0.16 would then wait 30 s
+    for each later compile's read and 30 s for its write (measured: the test tree took
+    338 s instead of 8 s; the 60 s read timeout is hard-coded, mozilla/sccache#2820).
+    torchbuild's watch notices, restarts the sccache server on the local cache and warns;
+    the rest of the build compiles through that local server, and the record adds the
+    counts of both servers."""
+    env = make_cache_env(tmp_path)
+    tree = make_minitorch(tmp_path / "pytorch")
+    proc = subprocess.Popen([sys.executable, "-m", "torchbuild", "build", str(tree), "--python", str(mt_venv), "--no-cuda",
+                             "--force", "--json", "--cache", "sccache", "--cache-url", redis_server.url(2),
+                             "--set", "USE_OPENMP=0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_compiles(tree, 2, proc)
+        assert proc.poll() is None, "the build finished before Redis could be stopped"
+        redis_server.stop()
+        out, err = proc.communicate(timeout=900)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+        env.stop()
+    assert proc.returncode == 0, err[-6000:]
+    cc = json.loads(Path(json.loads(out)["record"]).read_text())["compile_cache"]
+    assert "stopped answering during the build" in cc["backend"], cc["backend"]
+    assert any("stopped answering during the build" in w and "local cache" in w for w in cc["warnings"]), cc["warnings"]
+    assert "stopped answering during the build" in err
+    # the server that finished the build had no shared backend, and compiles went through it
+    assert cc["after"]["location"].startswith("Local disk"), cc["after"]
+    assert cc["after"]["misses"] > 0, cc
+    assert cc["replaced"]["location"].lower().startswith("redis")
+    assert cc["misses"] == cc["after"]["misses"] + cc["replaced"]["misses"]
+    assert cc["misses"] + cc["hits"] >= 10  # the tree's sources (some in flight at the switch compile uncounted)
 
 
 def test_distcc_build_completes_and_survives_the_daemon_stopping_mid_build(tmp_path, mt_venv, cli, distccd):

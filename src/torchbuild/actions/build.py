@@ -172,10 +172,13 @@ def build(req: BuildRequest) -> BuildResult:
                               "plan": plan.to_dict(), "facts": facts.to_dict(),
                               "doctor": [f.to_dict() for f in findings],
                               "log": str(log_path), "started": stem}
+    cache_session = None
     try:
         _prepare_tree(plan, tree, stem, log)
         cache_session = compile_cache.start_session(plan.cache_setup, env, tree, compilers=compile_cache.compilers_of(facts),
                                                     log=log)
+        if cache_session is not None:
+            cache_session.watch(log)  # a shared sccache backend that goes away mid-build: switch to the local cache
         tracker = ProgressTracker()
         wheel: Path | None = None
         build_start = time.time()
@@ -195,6 +198,8 @@ def build(req: BuildRequest) -> BuildResult:
             wheel = _newest_wheel(Path(plan.wheel_dir or tree), since=build_start)
         record["compile_cache"] = cache_session.finish() if cache_session else None
     finally:
+        if cache_session is not None:
+            cache_session.stop_watching()
         log.close()
     record["phases"] = {k: round(v, 3) for k, v in tracker.phase_times.items()}
     artifacts = []

@@ -21,6 +21,15 @@ and reads their own counters:
   through it fails ("Timed out waiting for server startup"; checked with sccache 0.16),
   so a shared backend is checked with a TCP connection first; when it cannot be reached
   the build warns and uses the local cache instead (never a failed build);
+* a shared backend that stops answering *during* a build makes every sccache compile
+  wait: 30 s for the read, 30 s more for the write, then the compile runs (measured
+  with sccache 0.16 and a stopped Redis: 15 compiles of the test tree took 338 s instead
+  of 8 s); sccache's 60 s read timeout is hard-coded (mozilla/sccache#2820).  So while a
+  build runs, :meth:`CacheSession.watch` checks the backend every few seconds; when it
+  stops answering, the sccache server is restarted on the local cache (compiles in
+  flight then compile locally: ``SCCACHE_IGNORE_SERVER_IO_ERROR=1``), with a warning.
+  ccache needs none of this: it gives up on a remote storage after its
+  ``connect-timeout`` (100 ms by default; ccache manual, "Remote storage backends");
 * distcc falls back to local compilation by itself when a host fails
   (``DISTCC_FALLBACK``, default on; distcc(1)); hosts that do not answer when the build
   starts are dropped from ``DISTCC_HOSTS`` with a warning so that no compile waits on them.
@@ -39,6 +48,7 @@ import shlex
 import shutil
 import socket
 import subprocess
+import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, MutableMapping
@@ -63,6 +73,13 @@ __all__ = [
 ]
 
 TIMEOUT = 60  # seconds for any cache command (sccache may start its server: up to ~10 s)
+
+#: Seconds between two checks of a shared sccache backend while a build runs, and how
+#: many failed checks in a row make the build switch to the local cache.  One failed
+#: TCP connection may be a blip; each compile started while the backend is gone waits
+#: up to 60 s, so the switch comes after at most about 2 x (interval + 2 s timeout).
+WATCH_INTERVAL_S = 3.0
+WATCH_FAILURES = 2
 
 # ccache --print-stats counters (ccache 4.x names; manual, "Cache statistics").
 _CCACHE_HITS = ("direct_cache_hit", "preprocessed_cache_hit")
@@ -132,6 +149,18 @@ class CacheStats:
         return CacheStats(tool=self.tool, hits=d(self.hits, before.hits), misses=d(self.misses, before.misses),
                           uncacheable=d(self.uncacheable, before.uncacheable), errors=d(self.errors, before.errors),
                           location=self.location, counters=counters, distributed=d(self.distributed, before.distributed))
+
+    def plus(self, other: "CacheStats | None") -> "CacheStats":
+        """The sum of two sets of counters (the counts of a replaced sccache server and
+        of the one that took over); ``location`` is this one's."""
+        if other is None:
+            return self.minus(None)
+        keys = set(self.counters) | set(other.counters)
+        return CacheStats(tool=self.tool, hits=self.hits + other.hits, misses=self.misses + other.misses,
+                          uncacheable=self.uncacheable + other.uncacheable, errors=self.errors + other.errors,
+                          location=self.location,
+                          counters={k: self.counters.get(k, 0) + other.counters.get(k, 0) for k in sorted(keys)},
+                          distributed=self.distributed + other.distributed)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict with ``hit_rate`` (0..1 or None) added."""
@@ -475,6 +504,8 @@ class CacheSession:
     :ivar setup: the plan's ``cache_setup``; ``env``: the build's environment (changed in
         place on fallbacks); ``before``: counters at the start (None if unreadable);
     :ivar warnings: fallbacks and failures, already printed; ``actions``: what was done.
+    :ivar replaced: the counters of an sccache server that :meth:`watch` replaced during
+        the build (since ``before``), added to the new server's in :meth:`finish`.
     """
 
     setup: dict[str, Any]
@@ -485,27 +516,126 @@ class CacheSession:
     warnings: list[str] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
     backend: str = "local"
+    replaced: CacheStats | None = None
+    _stop: threading.Event | None = field(default=None, repr=False)
+    _thread: threading.Thread | None = field(default=None, repr=False)
 
     @property
     def tool(self) -> str:
         return str(self.setup.get("tool") or "none")
 
+    def watch(self, log: Any | None = None, *, interval: float = WATCH_INTERVAL_S,
+              failures: int = WATCH_FAILURES) -> bool:
+        """While the build runs, check the shared sccache backend every ``interval``
+        seconds (a TCP connection to the plan's ``check`` host and port, as when the build
+        started); after ``failures`` failed checks in a row, restart the sccache server on
+        the local cache (:meth:`switch_to_local`) and stop watching.
+
+        Only for sccache with a shared backend that answered when the build started (the
+        one case where a backend going away makes each compile wait 60 s; see the module
+        docstring).  The check runs in a daemon thread; :meth:`stop_watching` (called by
+        :meth:`finish`) ends it.
+
+        :param log: the build log (binary file) for the warning.
+        :returns: True when a watch started.
+        """
+        check = self.setup.get("check")
+        if self.tool != "sccache" or not check or self.backend != "redis" or self._thread is not None:
+            return False
+        host, port = str(check["host"]), int(check["port"])
+        self._stop = threading.Event()
+
+        def loop() -> None:
+            missed = 0
+            while self._stop is not None and not self._stop.wait(interval):
+                why = reachable(host, port)
+                missed = missed + 1 if why is not None else 0
+                if missed >= failures:
+                    self.switch_to_local(why or "no answer", log)
+                    return
+
+        self._thread = threading.Thread(target=loop, name="torchbuild-cache-watch", daemon=True)
+        self._thread.start()
+        return True
+
+    def stop_watching(self) -> None:
+        """End :meth:`watch`'s thread (waits for a switch in progress).  Idempotent."""
+        if self._stop is not None:
+            self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=4 * TIMEOUT)
+            self._thread = None
+
+    def switch_to_local(self, why: str, log: Any | None = None) -> None:
+        """Restart the build's sccache server without the shared backend, so that the
+        remaining compiles use the local cache (``SCCACHE_DIR``) instead of waiting on a
+        backend that stopped answering; warn and record it.
+
+        The old server's counters are kept in :attr:`replaced`.  Compiles in flight lose
+        their server and compile locally (``SCCACHE_IGNORE_SERVER_IO_ERROR=1``, which the
+        plan sets).  A compile that starts between the stop and the start may start a
+        server of its own with the shared backend; the server is then checked and
+        restarted again (up to 5 times).  Never raises: a server that cannot be switched
+        leaves a warning, and the build goes on as before.
+        """
+        url = self.setup.get("url")
+        exe = str(self.setup.get("exe") or find_tool("sccache") or "sccache")
+        local_env = {k: v for k, v in self.env.items() if k not in _BACKEND_VARS}
+        try:
+            old = read_stats("sccache", exe, self.env)
+            self.replaced = old.minus(self.before)
+        except TorchbuildError:
+            self.replaced = None
+        location = None
+        try:
+            for _ in range(5):
+                _run([exe, "--stop-server"], local_env)
+                _run([exe, "--start-server"], local_env)
+                location = read_stats("sccache", exe, local_env).location or ""
+                if location.startswith("Local disk"):
+                    break
+        except TorchbuildError as exc:
+            location = f"unknown ({exc})"
+        if location and location.startswith("Local disk"):
+            self.backend = f"local (fallback: {url} stopped answering during the build)"
+            _warn(self, f"the shared cache {url} stopped answering during the build ({why}); restarted the sccache "
+                        f"server on the local cache ({location}) so that compiles do not wait on it (sccache waits "
+                        "up to 60 s per compile for a backend that is gone).", log)
+        else:
+            _warn(self, f"the shared cache {url} stopped answering during the build ({why}), and the sccache server "
+                        f"could not be switched to the local cache (it reports {location}); compiles may wait up to "
+                        "60 s each. Stop the build and run it again: it will check the cache first and use the local "
+                        "one.", log)
+
     def finish(self) -> dict[str, Any]:
         """Read the counters again; the record entry: tool, exe, version, backend,
-        location, distribution, compilers, before/after/delta counters, hit rate, warnings."""
+        location, distribution, compilers, before/after/delta counters, hit rate, warnings.
+
+        Ends :meth:`watch` first.  After a switch to the local cache, ``after`` is the new
+        server's counters, ``replaced`` the old server's (since ``before``), and ``delta``
+        their sum."""
+        self.stop_watching()
         out: dict[str, Any] = {"tool": self.tool, "exe": self.setup.get("exe"), "version": self.setup.get("version"),
                                "backend": self.backend, "url": self.setup.get("url"),
                                "distribute": self.setup.get("distribute"), "hosts": self.env.get("DISTCC_HOSTS"),
                                "compilers": self.compilers, "warnings": self.warnings, "actions": self.actions}
         if self.tool in ("ccache", "sccache"):
             after = None
+            env = self.env
+            if self.replaced is not None:  # the server that now runs has no shared backend
+                env = {k: v for k, v in self.env.items() if k not in _BACKEND_VARS}
             try:
-                after = read_stats(self.tool, self.setup.get("exe"), self.env, location=self.before is None)
-                if self.before is not None:
+                after = read_stats(self.tool, self.setup.get("exe"), env, location=self.before is None)
+                if after.location is None and self.before is not None:
                     after.location = self.before.location
             except TorchbuildError as exc:
                 self.warnings.append(f"could not read {self.tool} statistics after the build: {exc}")
-            delta = after.minus(self.before) if after is not None and self.before is not None else None
+            if after is not None and self.replaced is not None:
+                delta: CacheStats | None = after.plus(self.replaced)
+            else:
+                delta = after.minus(self.before) if after is not None and self.before is not None else None
+            if self.replaced is not None:
+                out["replaced"] = self.replaced.to_dict()
             out.update(before=self.before.to_dict() if self.before else None, after=after.to_dict() if after else None,
                        delta=delta.to_dict() if delta else None, location=(after or self.before).location if (after or self.before) else None)
             if delta is not None:
