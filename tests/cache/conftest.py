@@ -88,10 +88,12 @@ def cache_env(tmp_path):
 class RedisServer:
     """A real ``redis-server`` on 127.0.0.1: ``port``, ``url(db)``, ``stop()``."""
 
-    def __init__(self, exe: str, folder: Path) -> None:
+    def __init__(self, exe: str, folder: Path, password: str | None = None) -> None:
         self.port = free_port()
+        auth = ["--requirepass", password] if password else []
         self.proc = subprocess.Popen([exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-                                      "no", "--dir", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                      "no", "--dir", str(folder), *auth], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
         if not wait_port(self.port):
             self.stop()
             raise AssertionError("redis-server did not start")
@@ -113,6 +115,16 @@ class RedisServer:
 def redis_server(tmp_path):
     """A real ``redis-server`` on 127.0.0.1:<free port>, no persistence (stopped after)."""
     server = RedisServer(need("redis-server", "apt-get install redis-server"), tmp_path)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture()
+def redis_with_password(tmp_path):
+    """A real ``redis-server`` on 127.0.0.1 that requires the password ``sekret`` (stopped after)."""
+    server = RedisServer(need("redis-server", "apt-get install redis-server"), tmp_path, password="sekret")
     try:
         yield server
     finally:

@@ -156,6 +156,67 @@ def test_unreachable_redis_falls_back_to_local_with_a_warning(tmp_path, cache_en
     assert entry["misses"] == 1 and entry["location"].startswith("Local disk")
 
 
+def _session_env(part, cache_env, tree: Path) -> dict:
+    env = dict(cache_env)
+    env.update({k: v.replace("{tree}", str(tree)) for k, (v, _) in part.env.items()})
+    return env
+
+
+def test_redis_that_refuses_sccache_falls_back_to_local_with_a_warning(tmp_path, cache_env, sccache_exe,
+                                                                      redis_with_password, capsys):
+    """A Redis that answers TCP but wants a password the URL lacks: the sccache server
+    does not start with it (every compile through it would fail: "Timed out waiting for
+    server startup", sccache 0.16), so the session starts it on the local cache and warns."""
+    part = cache_settings(tool="sccache", tool_source="--cache", tools={"sccache": Tool(sccache_exe, "0.16")},
+                          kind="pytorch", mode="develop", cuda=False, jobs=2, jobs_from_user=False,
+                          cache_url=redis_with_password.url(0))
+    env = _session_env(part, cache_env, tmp_path)
+    session = cc.start_session(part.setup, env, tmp_path)
+    assert session is not None and session.backend.startswith("local (fallback: the sccache server refused")
+    assert any("did not start with the shared cache" in w for w in session.warnings), session.warnings
+    assert "did not start with the shared cache" in capsys.readouterr().err
+    assert "SCCACHE_REDIS_ENDPOINT" not in env
+    src = tmp_path / "s.c"
+    src.write_text(SRC)
+    compile_with(sccache_exe, "gcc", src, tmp_path / "a.o", env)  # compiles: not a failed build
+    entry = session.finish()
+    assert entry["misses"] == 1 and entry["location"].startswith("Local disk")
+
+
+def test_sccache_that_cannot_start_stops_the_build_before_it_compiles(tmp_path, cache_env, sccache_exe):
+    """An sccache that cannot start at all (here: an unreadable SCCACHE_CONF) would fail
+    every compile; the session says so before anything is built, with the fix."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("this is [not toml\n")
+    part = cache_settings(tool="sccache", tool_source="--cache", tools={"sccache": Tool(sccache_exe, "0.16")},
+                          kind="pytorch", mode="develop", cuda=False, jobs=2, jobs_from_user=False)
+    env = _session_env(part, cache_env, tmp_path)
+    env["SCCACHE_CONF"] = str(bad)
+    with pytest.raises(cc.CacheToolError) as err:
+        cc.start_session(part.setup, env, tmp_path)
+    assert "did not start" in err.value.message and "--cache ccache" in err.value.fix
+
+
+def test_ccache_with_a_refusing_redis_compiles_and_the_session_warns(tmp_path, cache_env, ccache_exe,
+                                                                     redis_with_password, capsys):
+    """ccache never fails a compile for its remote storage (it counts
+    ``remote_storage_error``); the session's end names the failing shared cache."""
+    part = cache_settings(tool="ccache", tool_source="--cache", tools={"ccache": Tool(ccache_exe, "4.7")},
+                          kind="pytorch", mode="develop", cuda=False, jobs=2, jobs_from_user=False,
+                          cache_url=redis_with_password.url(0))
+    env = _session_env(part, cache_env, tmp_path)
+    assert env["CCACHE_REMOTE_STORAGE"].startswith("redis://127.0.0.1:")
+    session = cc.start_session(part.setup, env, tmp_path)
+    assert session is not None and session.backend == "redis" and not session.warnings  # TCP answers
+    src = tmp_path / "s.c"
+    src.write_text(SRC)
+    compile_with(ccache_exe, "gcc", src, tmp_path / "a.o", env)
+    entry = session.finish()
+    assert entry["misses"] == 1 and entry["errors"] >= 1
+    assert any("failed" in w and "remote_storage_error" in w for w in entry["warnings"]), entry["warnings"]
+    assert "redis-cli" in capsys.readouterr().err
+
+
 def test_cli_stats_config_clear(tmp_path, cache_env, ccache_exe, cli):
     src = tmp_path / "s.c"
     src.write_text(SRC)

@@ -20,7 +20,13 @@ and reads their own counters:
 * an sccache server started with an unreachable Redis fails to start and every compile
   through it fails ("Timed out waiting for server startup"; checked with sccache 0.16),
   so a shared backend is checked with a TCP connection first; when it cannot be reached
-  the build warns and uses the local cache instead (never a failed build);
+  the build warns and uses the local cache instead (never a failed build).  A Redis
+  that accepts the connection but refuses sccache (a password it lacks) stops the
+  server from starting just the same; then the server starts on the local cache, with
+  a warning;
+* ccache never fails a compile for its remote storage (it counts
+  ``remote_storage_error``); a shared backend that failed during a build is named in a
+  warning when the build ends, for both tools;
 * a shared backend that stops answering *during* a build makes every sccache compile
   wait: 30 s for the read, 30 s more for the write, then the compile runs (measured
   with sccache 0.16 and a stopped Redis: 15 compiles of the test tree took 338 s instead
@@ -268,7 +274,8 @@ def read_stats(tool: str, exe: str | None = None, env: Mapping[str, str] | None 
     """Current counters of ``tool`` as the environment ``env`` selects it (``CCACHE_DIR``,
     ``SCCACHE_SERVER_PORT``...; default: this process's environment).
 
-    For sccache this starts the server when none runs (with ``env``'s configuration).
+    For sccache, the running server's counters; with none running, sccache 0.16 prints
+    zero counters (and the location ``env`` would give) without starting one.
     ``location=False`` skips asking ccache where its cache is (one subprocess less, for a
     second reading in the same build).
 
@@ -463,11 +470,25 @@ def ensure_sccache_server(exe: str, env: MutableMapping[str, str], *, redis_endp
     directories is stopped and started again with ``env`` (its other base directories are
     kept in ``SCCACHE_BASEDIRS``, so other trees keep their hits).
 
-    :returns: messages saying what was done (empty when the server already fitted).
+    ``sccache --start-server`` comes first: it starts a server with ``env`` (exit 0), or
+    says ``Server startup failed: Address in use`` when one already runs (exit 2; sccache
+    0.16).  ``--show-stats`` cannot tell: with no server it prints zero counters and the
+    location ``env`` would give, and starts nothing, so a server that cannot start (a
+    backend that refuses it) would only show up at the first compile, failed.
+
+    :returns: messages saying what was done (empty when a running server already fitted).
     :raises CacheToolError: the server cannot be started.
     """
     msgs: list[str] = []
-    data = _sccache_json(exe, env)  # starts a server with env's configuration when none runs
+    argv = [exe, "--start-server"]
+    started = _run(argv, env)
+    if started.returncode == 0:
+        data = _sccache_json(exe, env)
+        msgs.append(f"started the sccache server: {data.get('cache_location')}, base directories {data.get('basedirs')}")
+        return msgs
+    if "address in use" not in (started.stderr + started.stdout).lower():
+        _check(started, argv)
+    data = _sccache_json(exe, env)  # the server that runs
     loc = str(data.get("cache_location") or "")
     dirs = [str(d) for d in (data.get("basedirs") or [])]
     want_redis = redis_endpoint is not None
@@ -506,6 +527,7 @@ class CacheSession:
     :ivar warnings: fallbacks and failures, already printed; ``actions``: what was done.
     :ivar replaced: the counters of an sccache server that :meth:`watch` replaced during
         the build (since ``before``), added to the new server's in :meth:`finish`.
+    :ivar log: the build log (binary file) that warnings are written to, or None.
     """
 
     setup: dict[str, Any]
@@ -517,6 +539,7 @@ class CacheSession:
     actions: list[str] = field(default_factory=list)
     backend: str = "local"
     replaced: CacheStats | None = None
+    log: Any | None = field(default=None, repr=False)
     _stop: threading.Event | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
 
@@ -536,9 +559,10 @@ class CacheSession:
         docstring).  The check runs in a daemon thread; :meth:`stop_watching` (called by
         :meth:`finish`) ends it.
 
-        :param log: the build log (binary file) for the warning.
+        :param log: the build log (binary file) for the warning; default :attr:`log`.
         :returns: True when a watch started.
         """
+        log = log if log is not None else self.log
         check = self.setup.get("check")
         if self.tool != "sccache" or not check or self.backend != "redis" or self._thread is not None:
             return False
@@ -578,6 +602,7 @@ class CacheSession:
         restarted again (up to 5 times).  Never raises: a server that cannot be switched
         leaves a warning, and the build goes on as before.
         """
+        log = log if log is not None else self.log
         url = self.setup.get("url")
         exe = str(self.setup.get("exe") or find_tool("sccache") or "sccache")
         local_env = {k: v for k, v in self.env.items() if k not in _BACKEND_VARS}
@@ -641,7 +666,21 @@ class CacheSession:
             if delta is not None:
                 out.update(hits=delta.hits, misses=delta.misses, uncacheable=delta.uncacheable, errors=delta.errors,
                            hit_rate=delta.to_dict()["hit_rate"])
+                if delta.errors and self.backend == "redis":
+                    self._warn_backend_errors(delta)
         return out
+
+    def _warn_backend_errors(self, delta: CacheStats) -> None:
+        """Warn that the shared backend failed some reads or writes during the build
+        (ccache's ``remote_storage_error``/``_timeout``; sccache's cache read and write
+        errors): the compiles ran, but those entries are not shared."""
+        names = _CCACHE_ERRORS if self.tool == "ccache" else ("cache_errors", "cache_read_errors",
+                                                              "cache_write_errors", "cache_timeouts")
+        detail = ", ".join(f"{k} {delta.counters[k]}" for k in names if delta.counters.get(k))
+        url = self.setup.get("url")
+        _warn(self, f"the shared cache {url} failed {delta.errors} time(s) during the build ({detail}); those "
+                    "compiles ran here but were not read from or stored in it. Check that the server is up and that "
+                    f"the URL's password and database number are right (redis-cli -u '{url}' ping).", self.log)
 
 
 def _warn(session: CacheSession, msg: str, log: Any | None) -> None:
@@ -670,8 +709,9 @@ def start_session(setup: Mapping[str, Any] | None, env: MutableMapping[str, str]
     Writes the wrapper scripts; checks a shared backend and, when it cannot be reached,
     removes it from ``env`` (the build then uses the local cache) with a warning; drops
     distcc hosts that do not answer (with a warning; distcc compiles locally when none is
-    left); makes the sccache server match the plan.  Never raises for an unreachable
-    cache or host: a build must not fail because a cache is down.
+    left); makes the sccache server match the plan, on the local cache when it refuses
+    the shared one.  Never raises for an unreachable cache or host: a build must not fail
+    because a cache is down.
 
     :param setup: ``Plan.cache_setup`` (None or empty: no cache, returns None).
     :param env: the build's environment; changed in place.
@@ -679,11 +719,12 @@ def start_session(setup: Mapping[str, Any] | None, env: MutableMapping[str, str]
     :param compilers: the compilers of the build for the record (``cc``, ``cxx``, ``nvcc``).
     :param log: the build log (binary file) for the same messages.
     :raises OSError: the wrapper folder cannot be written.
+    :raises CacheToolError: the sccache server does not start even on the local cache.
     """
     if not setup:
         return None
     session = CacheSession(setup=dict(setup), env=env, tree=Path(tree), compilers=dict(compilers or {}),
-                           backend=str(setup.get("backend") or "local"))
+                           backend=str(setup.get("backend") or "local"), log=log)
     written = write_wrappers(Path(tree), setup)
     if written:
         _say(session, f"wrote {len(written)} wrapper(s) in {Path(tree) / '.torchbuild' / 'wrappers'}", log)
@@ -713,13 +754,8 @@ def start_session(setup: Mapping[str, Any] | None, env: MutableMapping[str, str]
                            + ("compiling on the others." if alive else "compiling on this machine only."), log)
     if tool == "sccache":
         exe = str(setup.get("exe") or find_tool("sccache") or "sccache")
-        try:
-            for m in ensure_sccache_server(exe, env, redis_endpoint=env.get("SCCACHE_REDIS_ENDPOINT"),
-                                           basedir=str(tree) if setup.get("tree_basedir") else None):
-                _say(session, m, log)
-        except TorchbuildError as exc:
-            _warn(session, f"the sccache server could not be set up ({exc}); compiles run without the cache where it fails "
-                           "(SCCACHE_IGNORE_SERVER_IO_ERROR=1).", log)
+        for m in _start_sccache(session, exe, env, basedir=str(tree) if setup.get("tree_basedir") else None):
+            _say(session, m, log)
         if setup.get("distribute") == "sccache-dist":
             proc = _run([exe, "--dist-status"], env)
             status = (proc.stdout or proc.stderr).strip()
@@ -734,6 +770,45 @@ def start_session(setup: Mapping[str, Any] | None, env: MutableMapping[str, str]
         except TorchbuildError as exc:
             _warn(session, f"could not read {tool} statistics before the build: {exc}", log)
     return session
+
+
+def _start_sccache(session: CacheSession, exe: str, env: MutableMapping[str, str], *,
+                   basedir: str | None) -> list[str]:
+    """Get the build's sccache server running with the plan's configuration
+    (:func:`ensure_sccache_server`); the messages to show.
+
+    An sccache server that cannot start makes every compile through it fail ("Timed out
+    waiting for server startup", exit 2, even with ``SCCACHE_IGNORE_SERVER_IO_ERROR=1``;
+    checked with sccache 0.16).  A Redis server that accepts the TCP connection but
+    refuses sccache (a password it lacks, a database number out of range, TLS on one
+    side only) does that, so when the server does not start with the shared backend, the
+    backend is removed from ``env`` with a warning and the server starts on the local
+    cache.
+
+    :raises CacheToolError: the server does not start on the local cache either (before
+        anything is compiled; the message says how to see why, and how to build without
+        sccache).
+    """
+    shared = any(k in env for k in _BACKEND_VARS)
+    try:
+        return ensure_sccache_server(exe, env, redis_endpoint=env.get("SCCACHE_REDIS_ENDPOINT"), basedir=basedir)
+    except CacheToolError as exc:
+        first = exc
+    if shared:
+        url = session.setup.get("url")
+        for k in _BACKEND_VARS:
+            env.pop(k, None)
+        session.backend = f"local (fallback: the sccache server refused {url})"
+        _warn(session, f"the sccache server did not start with the shared cache {url} ({first.message}); this build "
+                       f"uses the local sccache cache instead. Check the URL's password and database number "
+                       f"(redis-cli -u '{url}' ping).", session.log)
+        try:
+            return ensure_sccache_server(exe, env, redis_endpoint=None, basedir=basedir)
+        except CacheToolError as exc:
+            first = exc
+    raise CacheToolError(f"the sccache server did not start, so every compile through it would fail: {first.message}",
+                         fix="run `SCCACHE_LOG=debug SCCACHE_NO_DAEMON=1 sccache --start-server` to see why, or build "
+                             "with --cache ccache or --cache none.")
 
 
 def summary_line(entry: Mapping[str, Any] | None) -> str:
