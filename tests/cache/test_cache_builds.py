@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -41,6 +42,37 @@ def record_of(r) -> dict:
 def mt_build(cli, tree: Path, venv: Path, env: dict, *extra: str):
     # --force: doctor wants CMake >= 3.27 for a 2.13 tree; minitorch itself needs 3.18
     return cli("build", str(tree), "--python", str(venv), "--no-cuda", "--force", "--json", *extra, env=env, timeout=900)
+
+
+def build_stopping_midway(tree: Path, venv: Path, env: dict, extra: list[str], wait: Callable[[subprocess.Popen], None],
+                          stop: Callable[[], None], what: str) -> tuple[dict, str]:
+    """Run ``torchbuild build TREE --json EXTRA`` in the background; once ``wait(proc)``
+    returns, check the build still runs, call ``stop()`` (a server going away mid-build)
+    and let the build finish.  Returns (the ``--json`` result, stderr); the build must
+    succeed.  ``what`` names the stopped thing in the assertion message."""
+    proc = subprocess.Popen([sys.executable, "-m", "torchbuild", "build", str(tree), "--python", str(venv), "--no-cuda",
+                             "--force", "--json", *extra], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait(proc)
+        assert proc.poll() is None, f"the build finished before {what} could be stopped"
+        stop()
+        out, err = proc.communicate(timeout=900)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    assert proc.returncode == 0, err[-6000:]
+    return json.loads(out), err
+
+
+def _wait_for_compiles(tree: Path, n: int, proc: subprocess.Popen, timeout: float = 300) -> None:
+    """Wait until the newest build log of ``tree`` shows ninja's ``[n/...]`` (or the build ends)."""
+    end = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < end:
+        logs = sorted((tree / ".torchbuild" / "logs").glob("*.log"), key=lambda p: p.stat().st_mtime)
+        if logs and any(f"[{i}/" in logs[-1].read_text(errors="replace") for i in range(n, n + 40)):
+            return
+        time.sleep(0.05)
 
 
 def test_minitorch_clean_rebuild_with_warm_ccache_is_all_hits_and_a_changed_flag_misses(tmp_path, mt_venv, cli, ccache_exe):
@@ -102,21 +134,13 @@ def test_shared_sccache_that_stops_mid_build_is_replaced_by_the_local_cache(tmp_
     counts of both servers."""
     env = make_cache_env(tmp_path)
     tree = make_minitorch(tmp_path / "pytorch")
-    proc = subprocess.Popen([sys.executable, "-m", "torchbuild", "build", str(tree), "--python", str(mt_venv), "--no-cuda",
-                             "--force", "--json", "--cache", "sccache", "--cache-url", redis_server.url(2),
-                             "--set", "USE_OPENMP=0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _wait_for_compiles(tree, 2, proc)
-        assert proc.poll() is None, "the build finished before Redis could be stopped"
-        redis_server.stop()
-        out, err = proc.communicate(timeout=900)
+        res, err = build_stopping_midway(tree, mt_venv, env, ["--cache", "sccache", "--cache-url", redis_server.url(2),
+                                                               "--set", "USE_OPENMP=0"],
+                                         lambda proc: _wait_for_compiles(tree, 2, proc), redis_server.stop, "Redis")
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=30)
         env.stop()
-    assert proc.returncode == 0, err[-6000:]
-    cc = json.loads(Path(json.loads(out)["record"]).read_text())["compile_cache"]
+    cc = json.loads(Path(res["record"]).read_text())["compile_cache"]
     assert "stopped answering during the build" in cc["backend"], cc["backend"]
     assert any("stopped answering during the build" in w and "local cache" in w for w in cc["warnings"]), cc["warnings"]
     assert "stopped answering during the build" in err
@@ -140,34 +164,21 @@ def test_distcc_build_completes_and_survives_the_daemon_stopping_mid_build(tmp_p
 
     shutil.rmtree(tree / "build")
     before = distccd.compiles()
-    proc = subprocess.Popen([sys.executable, "-m", "torchbuild", "build", str(tree), "--python", str(mt_venv), "--no-cuda",
-                             "--force", "--json", "--cache", "none", "--distribute", "distcc", "--hosts", hosts],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+    stopped: list[int] = []
+
+    def wait(proc: subprocess.Popen) -> None:
         end = time.monotonic() + 300
         while distccd.compiles() <= before + 1 and proc.poll() is None and time.monotonic() < end:
             time.sleep(0.05)
-        assert proc.poll() is None, "the build finished before the daemon could be stopped"
+
+    def stop() -> None:
         distccd.stop()
-        stopped_at = distccd.compiles()
-        out, err = proc.communicate(timeout=600)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=30)
-    assert proc.returncode == 0, err[-6000:]
-    assert stopped_at - before < remote  # the rest of the build compiled here, after the daemon stopped
-    assert json.loads(out)["status"] == "ok"
+        stopped.append(distccd.compiles())
 
-
-def _wait_for_compiles(tree: Path, n: int, proc: subprocess.Popen, timeout: float = 300) -> None:
-    """Wait until the newest build log of ``tree`` shows ninja's ``[n/...]`` (or the build ends)."""
-    end = time.monotonic() + timeout
-    while proc.poll() is None and time.monotonic() < end:
-        logs = sorted((tree / ".torchbuild" / "logs").glob("*.log"), key=lambda p: p.stat().st_mtime)
-        if logs and any(f"[{i}/" in logs[-1].read_text(errors="replace") for i in range(n, n + 40)):
-            return
-        time.sleep(0.05)
+    res, _ = build_stopping_midway(tree, mt_venv, env, ["--cache", "none", "--distribute", "distcc", "--hosts", hosts],
+                                   wait, stop, "the daemon")
+    assert stopped[0] - before < remote  # the rest of the build compiled here, after the daemon stopped
+    assert res["status"] == "ok"
 
 
 def test_sccache_dist_compiles_remotely_and_falls_back_when_the_server_stops(tmp_path, mt_venv, cli, sccache_exe,
@@ -191,9 +202,8 @@ def test_sccache_dist_compiles_remotely_and_falls_back_when_the_server_stops(tmp
     shutil.rmtree(tree / "build")
     env2 = make_cache_env(tmp_path, "second")
     env2["SCCACHE_CONF"] = str(sccache_dist.client_conf)
-    proc = subprocess.Popen([sys.executable, "-m", "torchbuild", "build", str(tree), "--python", str(mt_venv), "--no-cuda",
-                             "--force", "--json", *dist], env=env2, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+
+    def wait(proc: subprocess.Popen) -> None:
         _wait_for_compiles(tree, 1, proc)  # the build's own sccache server runs: ask it
         end = time.monotonic() + 300
         while proc.poll() is None and time.monotonic() < end:
@@ -201,18 +211,14 @@ def test_sccache_dist_compiles_remotely_and_falls_back_when_the_server_stops(tmp
                                    text=True, timeout=60)
             done = sum(json.loads(stats.stdout)["stats"].get("dist_compiles", {}).values()) if stats.returncode == 0 else 0
             if done >= 2:
-                break
+                return
             time.sleep(0.05)
-        assert proc.poll() is None, "the build finished before the build server could be stopped"
-        sccache_dist.stop_server()
-        out, err = proc.communicate(timeout=900)
+
+    try:
+        res, _ = build_stopping_midway(tree, mt_venv, env2, list(dist), wait, sccache_dist.stop_server, "the build server")
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=30)
         env2.stop()
-    assert proc.returncode == 0, err[-6000:]
-    second = json.loads(Path(json.loads(out)["record"]).read_text())["compile_cache"]
+    second = json.loads(Path(res["record"]).read_text())["compile_cache"]
     assert second["delta"]["misses"] >= remote  # every source compiled again, no hits
     assert 2 <= second["delta"]["distributed"] < second["delta"]["misses"]  # some remotely, the rest here
 
