@@ -106,6 +106,11 @@ _BACKEND_VARS = ("SCCACHE_REDIS_ENDPOINT", "SCCACHE_REDIS_DB", "SCCACHE_REDIS_US
                  "SCCACHE_REDIS", "CCACHE_REMOTE_STORAGE")
 
 
+def _local_only(env: Mapping[str, str]) -> dict[str, str]:
+    """A copy of ``env`` without the variables that select a shared backend."""
+    return {k: v for k, v in env.items() if k not in _BACKEND_VARS}
+
+
 class CacheToolError(TorchbuildError):
     """A cache command failed or printed something unreadable (exit 1)."""
 
@@ -605,7 +610,7 @@ class CacheSession:
         log = log if log is not None else self.log
         url = self.setup.get("url")
         exe = str(self.setup.get("exe") or find_tool("sccache") or "sccache")
-        local_env = {k: v for k, v in self.env.items() if k not in _BACKEND_VARS}
+        local_env = _local_only(self.env)
         try:
             old = read_stats("sccache", exe, self.env)
             self.replaced = old.minus(self.before)
@@ -648,7 +653,7 @@ class CacheSession:
             after = None
             env = self.env
             if self.replaced is not None:  # the server that now runs has no shared backend
-                env = {k: v for k, v in self.env.items() if k not in _BACKEND_VARS}
+                env = _local_only(self.env)
             try:
                 after = read_stats(self.tool, self.setup.get("exe"), env, location=self.before is None)
                 if after.location is None and self.before is not None:
