@@ -3,6 +3,8 @@
 SOURCE is one of:
 
 * a directory (``.``, ``/src/pytorch``, ``./vision``): used in place;
+* a source archive (``.tar.gz``, ``.tar.xz``, ``.zip``) or a Debian ``.dsc``: checked, then
+  unpacked next to it (or into the cache) and reused on the next run (:mod:`.unpack`);
 * ``pytorch@<ref>``: ``git clone --recursive`` of github.com/pytorch/pytorch at ``ref``
   into torchbuild's cache (network needed; a clear error where there is none);
 * a PyPI requirement (``torch-scatter==2.1.2``): the sdist, fetched with
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING
 from ..errors import FetchError, SourceNotFoundError, UsageError
 from ..facts._util import cache_dir
 from ..ui import echo_command
+from .unpack import is_archive, unpack_source
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
@@ -78,9 +81,15 @@ def resolve_source(spec: str, *, python: str, cache: Path | None = None) -> Reso
             raise SourceNotFoundError(f"source {spec!r} does not exist.",
                                       fix="give the path of a PyTorch checkout or an extension package, "
                                           "a PyPI requirement such as torch-scatter==2.1.2, or pytorch@<ref>.")
+        if p.is_file() and is_archive(p):
+            from ..knowledge import compat  # the releases an archive's version must be among
+
+            tree = unpack_source(p, cache=cache, known_releases=compat.known_releases())
+            return ResolvedSource(tree, "archive", spec, sdist=p.resolve())
         if not p.is_dir():
             raise UsageError(f"source {spec!r} is a file, not a source tree.",
-                             fix="give the directory that holds setup.py or pyproject.toml.")
+                             fix="give the directory that holds setup.py or pyproject.toml, or a source archive "
+                                 "(.tar.gz, .tar.xz, .zip, or a Debian .dsc).")
         return ResolvedSource(p.resolve(), "directory", spec)
     from packaging.requirements import InvalidRequirement, Requirement  # only for PyPI specs
 

@@ -52,6 +52,18 @@ def _target(value: str) -> str:
     return value
 
 
+def unpack_if_archive(path: Path) -> Path:
+    """A source archive's unpacked tree (unpacked now, or reused from an earlier run); any other
+    path as it is.  :raises BadArchiveError: a truncated or foreign archive (exit 2, nothing written)."""
+    from ..actions.unpack import is_archive, unpack_source
+    from ..facts._util import cache_dir
+    from ..knowledge import compat
+
+    if not is_archive(path):
+        return path
+    return unpack_source(path, cache=cache_dir(), known_releases=compat.known_releases())
+
+
 def load_facts(args: argparse.Namespace):
     """The facts the command judges: ``--facts F`` or a fresh probe, then ``--target`` and
     ``--assume``.  :raises UsageError: bad input (nothing written)."""
@@ -66,9 +78,11 @@ def load_facts(args: argparse.Namespace):
         if not source.exists():
             raise SourceNotFoundError(f"SOURCE {args.source!r} does not exist.",
                                       fix="give the folder of a PyTorch checkout or an extension package.")
+        if source.is_file():
+            source = unpack_if_archive(source)
         if not source.is_dir():
             raise NotASourceTreeError(f"SOURCE {args.source!r} is not a folder.",
-                                      fix="unpack the sdist first (tar xf ...) and give its folder.")
+                                      fix="give a source folder or a source archive (.tar.gz, .tar.xz, .zip, .dsc).")
     target = _target(args.target) if args.target else None
     if args.facts:
         try:

@@ -276,6 +276,39 @@ class SourceTree:
     disables_ninja: bool = False
     env_vars: list[str] = field(default_factory=list)
     build_requires: list[str] = field(default_factory=list)
+    #: non-empty folders under ``third_party/`` and ``debian/`` (two levels, relative paths
+    #: such as ``"third_party/pybind11"``, ``"third_party/nccl/nccl"``, ``"debian/pocketfft"``).
+    vendored: list[str] = field(default_factory=list)
+    #: the tree carries Debian's packaging (``debian/patches/series``); ``debian_patches_applied``:
+    #: the names in ``.pc/applied-patches`` (dpkg-source/quilt) when present.
+    debian_packaging: bool = False
+    debian_patches_applied: list[str] = field(default_factory=list)
+    #: what the tree itself says it needs: ``python_min_version`` of setup.py (``"3.9.0"``) and the
+    #: GCC minimum of CMakeLists.txt's ``VERSION_LESS`` check (``"9.3"``).
+    python_minimum: str | None = None
+    gcc_minimum: str | None = None
+    #: FlatBuffers version each ``torch/csrc/jit/serialization/*_generated.h`` static_asserts.
+    flatbuffers_headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class SystemLibs:
+    """System copies of third-party components (see :mod:`torchbuild.facts.system_libs`).
+
+    ``debian``: installed Debian package -> version (``"0.0~git20220617.082deff-1+deb12u1"``);
+    ``headers``: header (``"cpuinfo.h"``) -> full path; ``symbols``: ``"cpuinfo.h:NAME"`` ->
+    whether that header declares NAME; ``pypi``: distribution -> version in the build
+    interpreter; ``pypi_include``: distribution -> its include folder; ``flatc``: the system
+    FlatBuffers compiler's version; ``package_manager``: ``apt-get``/``dnf``/``brew`` or None.
+    """
+
+    debian: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    symbols: dict[str, bool] = field(default_factory=dict)
+    pypi: dict[str, str] = field(default_factory=dict)
+    pypi_include: dict[str, str] = field(default_factory=dict)
+    flatc: str | None = None
+    package_manager: str | None = None
 
 
 @dataclass
@@ -311,6 +344,9 @@ class Facts:
     #: ``TORCH_CUDA_ARCH_LIST``, ``MAX_JOBS``, ``CC``, ``CXX``, ``CUDAHOSTCXX``, ``CPATH``,
     #: ``PIP_NO_BUILD_ISOLATION`` ...; see ``torchbuild.facts.ENV_VARS``) -> value.
     env: dict[str, str] = field(default_factory=dict)
+    #: system copies of third-party components, probed only when a plan may build against
+    #: them (``--system-libs``, ``source check``); None when not asked.
+    system_libs: SystemLibs | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain ``dict`` of JSON types (``json.dumps`` ready)."""
