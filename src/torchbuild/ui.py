@@ -147,6 +147,26 @@ def render_plan(plan: object, *, explain: bool = False) -> None:
     console.print("  commands:", markup=False)
     for c in p.commands:
         console.print(f"    [{c.phase}] {shlex.join(c.argv)}", markup=False)
+    workarounds = getattr(p, "workarounds", None) or []
+    if workarounds:
+        console.print("  workarounds:", markup=False)
+        for w in workarounds:
+            what = ", ".join(f"{k}={v}" for k, v in w["settings"].items()) if w["kind"] == "setting" \
+                else f"{w['kind']} {w['patch'] or ', '.join(w['files'])}"
+            console.print(f"    {w['id']}: {what}" + (f"    <- {w['reason']} [{w['source']}]" if explain else ""),
+                          markup=False)
+            if explain:
+                console.print(f"      why: {w['why']}", markup=False)
+                console.print(f"      undo: {w['undo']}", markup=False)
+    sources = getattr(p, "sources", None) or {}
+    if explain and sources.get("components"):
+        comps = sources["components"]
+        console.print(f"  third-party components (PyTorch {sources.get('release')}"
+                      f"{', --system-libs' if sources.get('system_libs') else ''}):", markup=False)
+        for c in comps:
+            console.print(f"    {c['path']:<32} {c['state']:<9} {c['provider'] or c['detail']}", markup=False)
+        for feat, why in (sources.get("turned_off") or {}).items():
+            console.print(f"    turned off: {feat}=0 <- {why}", markup=False)
     for d in p.reconfigure:
         console.print(f"  reconfigure: {d.name} is {d.cached!r} in CMakeCache.txt, the plan says {d.planned!r}", style="yellow", markup=False)
     for w in p.warnings:

@@ -97,6 +97,10 @@ def prepare(req: BuildRequest) -> tuple[ResolvedSource, Facts, Plan]:
             "with version.txt, c10/ and torch/) and no extension package (a setup.py or CMakeLists.txt that uses "
             "torch.utils.cpp_extension or find_package(Torch)).",
             fix="point SOURCE at the root of a PyTorch checkout or of an extension package.")
+    if src.kind == "pytorch":
+        from .system_probe import add_system_libs
+
+        add_system_libs(facts)
     profiles = read_user_profiles(resolved.path, Path.cwd(), explicit=req.profile_file)
     cmake_cache = read_cmake_cache(resolved.path / "build" / "CMakeCache.txt") if src.kind == "pytorch" else None
     wheel_dir = req.intent.wheel_dir
@@ -152,7 +156,8 @@ def build(req: BuildRequest) -> BuildResult:
     resolved, facts, plan = prepare(req)
     tree = resolved.path
     findings = doctor_check(facts, wants_cuda=bool(plan.cuda.value), arch_list=plan.arch_list.value,
-                            build=plan.mode.value)
+                            build=plan.mode.value, system_libs=req.intent.system_libs,
+                            options={k: str(s.value) for k, s in plan.options.items()})
     render_findings(findings, title="doctor")
     errors = [f for f in findings if f.severity == "error"]
     if errors and not req.force:
@@ -175,6 +180,10 @@ def build(req: BuildRequest) -> BuildResult:
     cache_session = None
     try:
         _prepare_tree(plan, tree, stem, log)
+        if plan.workarounds:
+            from .workarounds import apply_workarounds
+
+            record["workarounds"] = apply_workarounds(plan.workarounds, tree, log)
         cache_session = compile_cache.start_session(plan.cache_setup, env, tree, compilers=compile_cache.compilers_of(facts),
                                                     log=log)
         if cache_session is not None:

@@ -33,6 +33,7 @@ COMMANDS: list[str] = [
     "verify",
     "diagnose",
     "cache",
+    "source",
 ]
 
 

@@ -44,6 +44,11 @@ def add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wheel-dir", help="where wheels go (default: <tree>/.torchbuild/dist, or the cache for fetched sources)")
     p.add_argument("--full", action="store_true",
                    help="always run the full pip step, even when an incremental CMake rebuild would do")
+    p.add_argument("--system-libs", action="store_true",
+                   help="PyTorch tree: build against system copies of the third-party components the tree lacks "
+                        "(USE_SYSTEM_* per component; features with no provider turned off; packages to install named)")
+    p.add_argument("--cmake-target", dest="cmake_targets", action="append", default=[], metavar="NAME",
+                   help="PyTorch tree: configure, then build only this CMake target (c10, torch_cpu, ...); repeatable")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 
@@ -61,7 +66,8 @@ def intent_from_args(args: argparse.Namespace) -> Intent:
     return Intent(profile=args.profile, mode=args.mode, build_type=args.build_type, jobs=args.jobs, cuda=args.cuda,
                   arch=args.arch, cache=args.cache, sets=list(args.sets), install=not args.no_install,
                   wheel_dir=args.wheel_dir, full=args.full, cache_url=getattr(args, "cache_url", None),
-                  distribute=getattr(args, "distribute", None), **_hosts(args))
+                  distribute=getattr(args, "distribute", None), system_libs=getattr(args, "system_libs", False),
+                  cmake_targets=list(getattr(args, "cmake_targets", []) or []), **_hosts(args))
 
 
 def _hosts(args: argparse.Namespace) -> dict:

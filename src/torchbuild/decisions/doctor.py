@@ -31,7 +31,7 @@ SEVERITIES = ("error", "warning", "note")
 CHECK_IDS = (
     "python", "compiler", "host_compiler", "driver", "gpu_arch", "arch_list", "cuda_toolkit", "cuda_home",
     "cuda_headers", "cudnn", "cmake", "ninja", "compiler_cache", "memory", "disk", "submodules", "torch",
-    "torch_cuda", "cxx_abi", "build_isolation", "target",
+    "torch_cuda", "cxx_abi", "build_isolation", "target", "system_libs",
 )
 
 #: Free disk a build needs, bytes, by (kind, cuda).  torchbuild's own estimates (the
@@ -158,7 +158,7 @@ def _tool(facts: Facts, name: str):
 
 # ------------------------------------------------------------------ the checks
 def check(facts: Facts, *, wants_cuda: bool | None = None, arch_list: list[str] | None = None,
-          build: str = "develop") -> list[Finding]:
+          build: str = "develop", system_libs: bool = False, options: dict[str, str] | None = None) -> list[Finding]:
     """Judge ``facts`` for a build.
 
     :param wants_cuda: True/False when the user decided (``--cuda``/``--no-cuda``); None: CUDA
@@ -168,6 +168,8 @@ def check(facts: Facts, *, wants_cuda: bool | None = None, arch_list: list[str] 
         ``["8.0", "9.0+PTX"]``); None: none chosen (``TORCH_CUDA_ARCH_LIST`` from
         :attr:`Facts.env` is used when set).
     :param build: ``develop``, ``wheel``, ``install`` or ``libtorch``.
+    :param system_libs: the build uses system copies of components the tree lacks (``--system-libs``).
+    :param options: the plan's ``USE_*`` values when a plan exists (which components are needed).
     :returns: findings in check order; pure (reads nothing but its arguments and the tables).
     """
     out: list[Finding] = []
@@ -202,7 +204,16 @@ def check(facts: Facts, *, wants_cuda: bool | None = None, arch_list: list[str] 
     _check_ninja(facts, out, kind)
     _check_memory(facts, out, cuda)
     _check_disk(facts, out, kind, cuda, build)
-    _check_submodules(facts, out)
+    from .components import known_release
+    from .release_checks import release_findings
+
+    if kind == "pytorch" and facts.source is not None and known_release(facts.source.version):
+        # the release's component data replaces the .gitmodules-only check
+        out.extend(release_findings(facts, kind=kind, target=target, target_from=target_from, rel=rel, cuda_on=cuda,
+                                    system_libs=system_libs, options=options))
+    else:
+        out.extend(release_findings(facts, kind=kind, target=target, target_from=target_from, rel=rel, cuda_on=cuda))
+        _check_submodules(facts, out)
     if kind == "extension":
         _check_extension(facts, out, cuda, wants_cuda, arches)
     return out

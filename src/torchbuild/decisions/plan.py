@@ -117,6 +117,10 @@ class Intent:
     hosts: str | None = None
     hosts_source: str = "--hosts"
     full: bool = False
+    #: build against system copies of third-party components the tree lacks (``--system-libs``)
+    system_libs: bool = False
+    #: build only these CMake targets of a PyTorch tree (``--cmake-target``, repeatable)
+    cmake_targets: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -156,6 +160,12 @@ class Plan:
     #: sections of the setuptools config file named by ``DIST_EXTRA_CONFIG`` (setup.py
     #: extension builds): ``{"build": {"build_base": ...}, "build_ext": {"parallel": "2"}}``
     setup_cfg: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: third-party components of a PyTorch tree (decisions/components.py SourceReport as a dict)
+    sources: dict[str, Any] = field(default_factory=dict)
+    #: known workarounds the build applies (decisions/workarounds.py Selected.to_dict())
+    workarounds: list[dict[str, Any]] = field(default_factory=list)
+    #: CMake targets built instead of the whole tree (``--cmake-target``)
+    cmake_targets: list[str] = field(default_factory=list)
 
     def env_values(self) -> dict[str, str]:
         """``{NAME: value}`` of the variables the plan sets."""
@@ -541,6 +551,21 @@ def make_plan(
             if holds is None:
                 notes.append(f"{o.name}: cannot tell whether '{o.condition}' holds here; CMake decides.")
 
+    # third-party code: --system-libs and known workarounds (decisions/plan_sources.py) --
+    src_part = None
+    if kind == "pytorch":
+        from .plan_sources import source_settings
+
+        src_part = source_settings(facts, system_libs=intent.system_libs, python=python,
+                                   options={k: str(s.value) for k, s in options.items()})
+        for k, (v, why) in src_part.options.items():
+            options[k] = Setting(v, why)
+        notes.extend(src_part.notes)
+        warnings.extend(src_part.warnings)
+    elif intent.system_libs:
+        raise ConflictingOptionsError("--system-libs applies to a PyTorch tree; this source is an extension package.",
+                                      fix="drop --system-libs.")
+
     # jobs -------------------------------------------------------------------------
     if intent.jobs is not None:
         if intent.jobs < 1:
@@ -686,6 +711,9 @@ def make_plan(
             env.pop(k, None)
     if kind == "pytorch" and mode.value != "libtorch":
         build_dir = str(Path(tree) / "build")
+    if intent.cmake_targets:
+        commands, install = _cmake_target_commands(intent.cmake_targets, kind, frontend, mode.value, python, tree,
+                                                   int(jobs.value))
 
     plan = Plan(
         source=tree, kind=kind, frontend=frontend, python=python, profile=profile_name,
@@ -696,13 +724,40 @@ def make_plan(
     )
     if kind == "pytorch" and mode.value != "libtorch" and cmake_cache is not None:
         plan.reconfigure = cmake_cache_diff(plan, cmake_cache)
-    plan.incremental = _incremental(plan, facts, previous, full=intent.full)
+    if src_part is not None:
+        from .plan_sources import report_dict
+
+        plan.sources = report_dict(src_part)
+        plan.workarounds = [w.to_dict() for w in src_part.workarounds]
+    plan.cmake_targets = list(intent.cmake_targets)
+    plan.incremental = _incremental(plan, facts, previous, full=intent.full or bool(intent.cmake_targets))
     if plan.incremental.value:
         plan.commands = [Command(["cmake", "--build", str(Path(tree) / "build"), "--target", "install", "--config",
                                   build_type.value, "-j", str(jobs.value)], tree, "build")]
         plan.notes.append(f"incremental rebuild: {plan.incremental.source}; running the CMake build that setup.py "
                           "would run (build/ is configured and the tree is installed in develop mode); --full runs pip.")
     return plan
+
+
+def _cmake_target_commands(targets: list[str], kind: str, frontend: str, mode: str, python: str, tree: str,
+                           jobs: int) -> tuple[list[Command], Setting]:
+    """Commands that configure a PyTorch tree as its setup.py does (``setup.py build --cmake-only``:
+    the same environment-to-``-D`` translation) and build only ``targets`` with CMake.
+
+    :raises ConflictingOptionsError: not a setup.py PyTorch tree, or libtorch mode.
+    """
+    if kind != "pytorch" or frontend != "setup.py" or mode == "libtorch":
+        raise ConflictingOptionsError(
+            "--cmake-target builds targets of a PyTorch tree whose build front end is setup.py "
+            f"(this is {'an extension' if kind != 'pytorch' else frontend + ' / mode ' + mode}).",
+            fix="drop --cmake-target.")
+    for t in targets:
+        if not t or not all(ch.isalnum() or ch in "_-.+/" for ch in t):
+            raise UsageError(f"--cmake-target {t!r} is not a CMake target name (e.g. c10, torch_cpu).")
+    build = str(Path(tree) / "build")
+    cmds = [Command([python, "setup.py", "build", "--cmake-only"], tree, "configure"),
+            Command(["cmake", "--build", build, "--target", *targets, "--", f"-j{jobs}"], tree, "build")]
+    return cmds, Setting(False, "--cmake-target builds CMake targets only; nothing to install")
 
 
 def _incremental(plan: Plan, facts: Facts, previous: Mapping[str, Any] | None, *, full: bool) -> Setting:

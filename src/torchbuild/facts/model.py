@@ -287,6 +287,9 @@ class SourceTree:
     #: GCC minimum of CMakeLists.txt's ``VERSION_LESS`` check (``"9.3"``).
     python_minimum: str | None = None
     gcc_minimum: str | None = None
+    #: first-level ``third_party/<name>`` folders the tree's main CMake files refer to (a
+    #: component they no longer name, as after Debian's patches, is not needed from the tree).
+    cmake_refs: list[str] = field(default_factory=list)
     #: FlatBuffers version each ``torch/csrc/jit/serialization/*_generated.h`` static_asserts.
     flatbuffers_headers: dict[str, str] = field(default_factory=dict)
 

@@ -421,8 +421,25 @@ def parse_gcc_minimum(cmake_text: str) -> str | None:
     return m.group(1) if m else None
 
 
+#: The CMake files of a PyTorch tree that add third-party code (relative paths; globs).
+_CMAKE_FILES = ("CMakeLists.txt", "cmake/*.cmake", "cmake/public/*.cmake", "caffe2/CMakeLists.txt",
+                "c10/CMakeLists.txt", "torch/CMakeLists.txt", "aten/src/ATen/CMakeLists.txt", "aten/CMakeLists.txt")
+_THIRD_PARTY_REF = re.compile(r"third_party/([A-Za-z0-9_.+-]+?)(?=[/\s\"')}]|$)")
+
+
+def cmake_third_party_refs(root: Path) -> list[str]:
+    """``third_party/<name>`` folders that the tree's main CMake files mention, sorted."""
+    refs: set[str] = set()
+    for pattern in _CMAKE_FILES:
+        for f in sorted(root.glob(pattern)):
+            text = read_text(f, limit=4 << 20) or ""
+            refs.update(f"third_party/{m.rstrip('.')}" for m in _THIRD_PARTY_REF.findall(text))
+    return sorted(refs)
+
+
 def _tree_requirements(root: Path, tree: SourceTree, setup_py: str | None, cmake_text: str | None) -> None:
     tree.vendored = non_empty_dirs(root)
+    tree.cmake_refs = cmake_third_party_refs(root)
     tree.debian_packaging = (root / "debian" / "patches" / "series").is_file()
     applied = read_text(root / ".pc" / "applied-patches")
     tree.debian_patches_applied = [ln.strip() for ln in (applied or "").splitlines() if ln.strip()]

@@ -42,6 +42,10 @@ class Component:
     pypi: tuple[str, ...] = ()
     header: str = ""
     pkgconfig: str = ""
+    #: a header-only library: a system copy on the default include path is used without any switch
+    header_only: bool = False
+    #: other places in a tree that hold a copy (``debian/pocketfft`` in Debian's source package)
+    alt_paths: tuple[str, ...] = ()
     source: tuple[str, ...] = ()
 
 
@@ -78,6 +82,8 @@ class Workaround:
     patch: str = ""
     files: tuple[str, ...] = ()
     undo: str = ""
+    #: the component whose too-old system copy this works around ("" none)
+    component: str = ""
     source: tuple[str, ...] = ()
 
 
@@ -99,7 +105,7 @@ def _components() -> tuple[Component, ...]:
             feature=r.get("feature", ""), system_switch=r.get("system_switch", ""),
             in_system_libs=bool(r.get("in_system_libs", False)), debian=_tuple(r.get("debian")),
             pypi=_tuple(r.get("pypi")), header=r.get("header", ""), pkgconfig=r.get("pkgconfig", ""),
-            source=_tuple(r.get("source"))))
+            header_only=bool(r.get("header_only", False)), alt_paths=_tuple(r.get("alt_paths")), source=_tuple(r.get("source"))))
     return tuple(out)
 
 
@@ -142,7 +148,7 @@ def _workarounds() -> tuple[Workaround, ...]:
         id=r["id"], releases=_tuple(r.get("releases")), kind=r["kind"], when=dict(r.get("when", {})),
         why=r.get("why", ""), settings={k: str(v) for k, v in r.get("settings", {}).items()},
         patch=r.get("patch", ""), files=_tuple(r.get("files")), undo=r.get("undo", ""),
-        source=_tuple(r.get("source"))) for r in doc.get("workaround", []))
+        component=r.get("component", ""), source=_tuple(r.get("source"))) for r in doc.get("workaround", []))
 
 
 def workarounds_for(release: str) -> list[Workaround]:
