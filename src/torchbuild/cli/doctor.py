@@ -26,6 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                     "them against what SOURCE (or --target VERSION) needs. Exit 1 on any error.")
     p.add_argument("source", nargs="?", metavar="SOURCE", help="PyTorch tree or extension package folder")
     p.add_argument("--json", action="store_true", help="facts and findings as JSON on stdout")
+    p.add_argument("--system-libs", action="store_true",
+                   help="judge a PyTorch tree as built with --system-libs (system copies of missing components)")
     p.add_argument("--save-facts", metavar="F", help="write the (probed or loaded, then assumed) facts to F")
     p.add_argument("--facts", metavar="F", help="judge facts recorded in F instead of probing this machine")
     p.add_argument("--assume", metavar="KEY=VALUE", action="append", default=[],
@@ -110,6 +112,10 @@ def load_facts(args: argparse.Namespace):
         facts.target = target
     if args.assume:
         facts = apply_assumptions(facts, args.assume)
+    if getattr(args, "system_libs", False) and not args.facts:
+        from ..actions.system_probe import add_system_libs
+
+        add_system_libs(facts)
     return facts
 
 
@@ -126,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
         bad = [a for a in arches if normalise_arch(a) is None]
         if bad:
             raise UsageError(f"--arch {args.arch!r}: {bad[0]!r} is not a compute capability (expected e.g. 8.9 or 9.0).")
-    findings = check(facts, wants_cuda=args.cuda, arch_list=arches, build=args.build)
+    findings = check(facts, wants_cuda=args.cuda, arch_list=arches, build=args.build,
+                     system_libs=getattr(args, "system_libs", False))
     if args.save_facts:
         try:
             Path(args.save_facts).write_text(facts.to_json() + "\n", encoding="utf-8")

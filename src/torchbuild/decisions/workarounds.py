@@ -47,6 +47,9 @@ def _holds(key: str, value: str, tree: SourceTree, libs: SystemLibs | None, syst
             return None
         return (f"{value} asserts FlatBuffers {want}, the system flatc is {libs.flatc}"
                 if want != libs.flatc else None)
+    if key == "install_rpath":
+        return (f"cmake/Dependencies.cmake sets CMAKE_INSTALL_RPATH {tree.install_rpath}"
+                if tree.install_rpath is not None and tree.install_rpath == value else None)
     if key == "cmake_from":
         if not cmake_version:
             return None

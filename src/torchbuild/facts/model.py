@@ -290,6 +290,9 @@ class SourceTree:
     #: first-level ``third_party/<name>`` folders the tree's main CMake files refer to (a
     #: component they no longer name, as after Debian's patches, is not needed from the tree).
     cmake_refs: list[str] = field(default_factory=list)
+    #: the value ``cmake/Dependencies.cmake`` gives ``CMAKE_INSTALL_RPATH`` (``"${_rpath_portable_origin}"``
+    #: upstream, ``""`` after Debian's 1020-dirtyhack.patch); None when the line is absent.
+    install_rpath: str | None = None
     #: FlatBuffers version each ``torch/csrc/jit/serialization/*_generated.h`` static_asserts.
     flatbuffers_headers: dict[str, str] = field(default_factory=dict)
 

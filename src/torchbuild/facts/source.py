@@ -440,6 +440,8 @@ def cmake_third_party_refs(root: Path) -> list[str]:
 def _tree_requirements(root: Path, tree: SourceTree, setup_py: str | None, cmake_text: str | None) -> None:
     tree.vendored = non_empty_dirs(root)
     tree.cmake_refs = cmake_third_party_refs(root)
+    m = re.search(r"^\s*set\(CMAKE_INSTALL_RPATH\s+(\S+?)\)", read_text(root / "cmake" / "Dependencies.cmake") or "", re.M)
+    tree.install_rpath = m.group(1) if m else None
     tree.debian_packaging = (root / "debian" / "patches" / "series").is_file()
     applied = read_text(root / ".pc" / "applied-patches")
     tree.debian_patches_applied = [ln.strip() for ln in (applied or "").splitlines() if ln.strip()]
