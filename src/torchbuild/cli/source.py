@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -33,6 +34,10 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # typ
     c.add_argument("--python", help="the interpreter whose PyPI packages count (default: this one)")
     c.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                    help="a USE_* option the build will use (e.g. USE_KINETO=0): its components are then not needed")
+    g = c.add_mutually_exclusive_group()
+    g.add_argument("--cuda", dest="cuda", action="store_const", const=True, default=None,
+                   help="the build uses CUDA (default: when nvcc is on PATH or CUDA_HOME is set)")
+    g.add_argument("--no-cuda", dest="cuda", action="store_const", const=False, help="CPU-only build")
     c.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     r = acts.add_parser("revert-workarounds", help="undo the source changes torchbuild's workarounds made in a tree")
     r.add_argument("source", nargs="?", default=".", help="the tree (default: .)")
@@ -89,11 +94,21 @@ def _check(args: argparse.Namespace) -> int:
         if not sep or not k:
             raise UsageError(f"--set {item!r}: expected KEY=VALUE.")
         options[k] = v
+    if "USE_CUDA" not in options:
+        import shutil
+
+        cuda = bool(shutil.which("nvcc") or os.environ.get("CUDA_HOME")) if args.cuda is None else args.cuda
+        options["USE_CUDA"] = "ON" if cuda else "OFF"
     py = python_info(args.python)
     facts = Facts(python=py, source=src)
     add_system_libs(facts)
+    from ..decisions.workarounds import select_workarounds
+
+    sel = select_workarounds(release, src, facts.system_libs, system_libs=args.system_libs, cmake_version=None)
     report = check_components(src, release, system_libs=args.system_libs, libs=facts.system_libs, options=options,
-                              python=py.executable or "python")
+                              python=py.executable or "python",
+                              worked_around={s.workaround.component: s.workaround.id for s in sel
+                                             if s.workaround.component})
     if args.json:
         json.dump(report.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -9,6 +9,7 @@ Used by ``torchbuild source check``, doctor's ``submodules``/``system_libs`` fin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -50,7 +51,7 @@ class ComponentStatus:
     @property
     def ok(self) -> bool:
         """True when the build has what it needs from this component."""
-        return self.state in ("present", "embedded", "system", "off", "unused")
+        return self.state in ("present", "embedded", "system", "off", "unused", "worked-around")
 
 
 @dataclass
@@ -100,24 +101,28 @@ def debian_older(installed: str, minimum: str) -> bool | None:
 def _feature_on(comp: Component, options: Mapping[str, str], defaults: Mapping[str, str]) -> bool:
     if not comp.feature:
         return True
-    for name in comp.feature.split("|"):  # "USE_A|USE_B": needed when any is on
-        name = name.strip()
-        v = options.get(name, defaults.get(name))
-        if cmake_bool(v) is not False:
-            return True
-    return False
+
+    def on(name: str) -> bool:
+        v = options.get(name.strip(), defaults.get(name.strip()))
+        return cmake_bool(v) is not False
+
+    if "&" in comp.feature:  # "USE_A&USE_B": needed when all are on
+        return all(on(n) for n in comp.feature.split("&"))
+    return any(on(n) for n in comp.feature.split("|"))  # "USE_A|USE_B": when any is on
 
 
 def _system_provider(comp: Component, libs: SystemLibs | None) -> tuple[str, str] | None:
     """(provider text, installed Debian version or "") of a system copy, or None."""
     if libs is None:
         return None
-    for pkg in comp.debian:
-        if pkg in libs.debian:
-            return f"apt: {pkg} {libs.debian[pkg]}", libs.debian[pkg]
+    # the build interpreter's site-packages come first: PyTorch's setup.py puts them on
+    # CMAKE_PREFIX_PATH, so CMake's find_package finds a PyPI copy before /usr
     for dist in comp.pypi:
         if dist in libs.pypi:
             return f"pip: {dist} {libs.pypi[dist]}", ""
+    for pkg in comp.debian:
+        if pkg in libs.debian:
+            return f"apt: {pkg} {libs.debian[pkg]}", libs.debian[pkg]
     if comp.header and comp.header in libs.headers:
         return f"header {libs.headers[comp.header]}", ""
     return None
@@ -134,7 +139,7 @@ def _install_for(comp: Component, manager: str | None) -> dict[str, list[str]]:
 
 def check_components(tree: SourceTree, release: str, *, system_libs: bool = False, libs: SystemLibs | None = None,
                      options: Mapping[str, str] | None = None, python: str = "python",
-                     is_root: bool = True) -> SourceReport:
+                     is_root: bool = True, worked_around: Mapping[str, str] | None = None) -> SourceReport:
     """Judge a PyTorch tree's third-party components for one release.
 
     :param tree: the tree's facts (``vendored`` folders, ``submodules`` with git states).
@@ -146,6 +151,8 @@ def check_components(tree: SourceTree, release: str, *, system_libs: bool = Fals
         tree's CMake defaults.
     :param python: the build interpreter, named in the ``pip install`` command.
     :param is_root: the user is root (no ``sudo`` in front of ``apt-get``).
+    :param worked_around: component name -> id of a selected workaround that makes its too-old
+        system copy usable (state ``"worked-around"``).
     :returns: :class:`SourceReport`.  Pure: reads only its arguments and the data.
     """
     options = dict(options or {})
@@ -164,10 +171,6 @@ def check_components(tree: SourceTree, release: str, *, system_libs: bool = Fals
         first = "/".join(comp.path.split("/")[:2])
         if not _feature_on(comp, options, defaults):
             st.state, st.detail = "off", f"{comp.feature} is off"
-        elif tree.cmake_refs and comp.path.startswith("third_party/") and first not in tree.cmake_refs \
-                and comp.path not in vendored:
-            st.state = "unused"
-            st.detail = "the tree's CMake files do not refer to it (patched to use another copy)"
         elif sub is not None and sub.present:
             st.provider = comp.path
             if sub.state == "modified":
@@ -179,6 +182,10 @@ def check_components(tree: SourceTree, release: str, *, system_libs: bool = Fals
             st.state, st.provider = "present", comp.path
         elif alt is not None:
             st.state, st.provider, st.detail = "embedded", alt, f"embedded copy at {alt}"
+        elif tree.cmake_refs and comp.path.startswith("third_party/") and first not in tree.cmake_refs \
+                and comp.path not in vendored:
+            st.state = "unused"
+            st.detail = "the tree's CMake files do not refer to it (patched to use another copy)"
         elif system_libs and (comp.system_switch or (comp.header_only and comp.header)):
             found = _system_provider(comp, libs)
             if found is None:
@@ -189,16 +196,26 @@ def check_components(tree: SourceTree, release: str, *, system_libs: bool = Fals
                 st.state = "system"
                 if pin is not None and pin.min_debian and deb_version:
                     older = debian_older(deb_version, pin.min_debian)
-                    if older:
+                    if older and pin.known_failure:
                         st.state, st.min_version = "too-old", pin.min_debian
-                        st.detail = (f"{st.provider} is older than {pin.min_debian}, the minimum PyTorch {release}'s "
-                                     f"Debian packaging requires ({cite(pin.source)})")
+                        st.detail = f"older than {pin.min_debian}; with it the build fails: {pin.known_failure}"
+                    elif older:
+                        st.min_version = pin.min_debian
+                        st.detail = (f"older than {pin.min_debian}, the minimum Debian's PyTorch {release} package "
+                                     "asks for; no failure with it is known to torchbuild")
+                    if older:
+                        st.source = cite(pin.source)
+                    if st.state == "too-old" and comp.name in (worked_around or {}):
+                        st.state = "worked-around"
+                        st.detail += f"; workaround {(worked_around or {})[comp.name]} is applied"
         else:
             if system_libs and not comp.system_switch and not comp.header_only:
                 st.detail = "PyTorch has no USE_SYSTEM_* switch for it"
-        if st.state == "missing" and system_libs and comp.feature and not st.install:
+        if (st.state == "missing" and system_libs and comp.feature and not st.install
+                and not ({"USE_CUDA", "USE_ROCM"} & {f.strip() for f in re.split(r"[|&]", comp.feature)})):
             # a feature with no way to get its component: --system-libs turns it off
-            for feat in comp.feature.split("|"):
+            feats = comp.feature.split("&")[-1:] if "&" in comp.feature else comp.feature.split("|")
+            for feat in feats:
                 report.turned_off[feat.strip()] = (f"{comp.path} is not in the tree and has no system package "
                                                    f"({src})")
             st.state, st.detail = "off", f"turned off by --system-libs ({comp.feature}=0): {st.detail or 'no provider'}"

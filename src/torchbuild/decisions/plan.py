@@ -557,7 +557,8 @@ def make_plan(
         from .plan_sources import source_settings
 
         src_part = source_settings(facts, system_libs=intent.system_libs, python=python,
-                                   options={k: str(s.value) for k, s in options.items()})
+                                   options={**{k: str(s.value) for k, s in options.items()},
+                                            "USE_CUDA": "ON" if cuda.value else "OFF"})
         for k, (v, why) in src_part.options.items():
             options[k] = Setting(v, why)
         notes.extend(src_part.notes)

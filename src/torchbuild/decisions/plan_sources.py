@@ -51,21 +51,25 @@ def source_settings(facts: Facts, *, system_libs: bool, options: Mapping[str, st
             out.options["USE_SYSTEM_LIBS"] = ("ON", "--system-libs")
         return out
     libs = facts.system_libs
+    cmake = facts.tools.get("cmake")
+    sel = select_workarounds(release, src, libs, system_libs=system_libs,
+                             cmake_version=cmake.version if cmake is not None else None)
     report = check_components(src, release, system_libs=system_libs, libs=libs, options=options, python=python,
-                              is_root=getattr(facts.os, "is_root", None) is not False)
+                              is_root=getattr(facts.os, "is_root", None) is not False,
+                              worked_around={s.workaround.component: s.workaround.id for s in sel
+                                             if s.workaround.component})
     out.report = report
     if system_libs:
         for c in report.components:
-            if c.state in ("system", "too-old") and c.system_switch and c.system_switch not in options:
-                out.options[c.system_switch] = ("ON", f"--system-libs: {c.path} is not in the tree; {c.provider}")
+            if c.state in ("system", "too-old", "worked-around") and c.system_switch:
+                key, _, value = c.system_switch.partition("=")
+                if key not in options:
+                    out.options[key] = (value or "ON", f"--system-libs: {c.path} is not in the tree; {c.provider}")
         for feat, why in report.turned_off.items():
             if feat not in options:
                 out.options[feat] = ("0", f"--system-libs: {why}")
         for cmd in report.install_commands:
             out.notes.append(f"--system-libs: to provide what is missing, run: {cmd}")
-    cmake = facts.tools.get("cmake")
-    sel = select_workarounds(release, src, libs, system_libs=system_libs,
-                             cmake_version=cmake.version if cmake is not None else None)
     out.workarounds = sel
     for s in sel:
         w = s.workaround

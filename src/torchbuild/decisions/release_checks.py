@@ -75,23 +75,33 @@ def release_findings(facts: Facts, *, kind: str | None, target: str | None, targ
     release = known_release(src.version)
     if release is None:
         return out
-    report = check_components(src, release, system_libs=system_libs, libs=facts.system_libs, options=options,
-                              python=py.executable or "python", is_root=getattr(facts.os, "is_root", None) is not False)
+    opts = dict(options or {})
+    opts.setdefault("USE_CUDA", "ON" if cuda_on else "OFF")
     cmake = facts.tools.get("cmake")
     selected = select_workarounds(release, src, facts.system_libs, system_libs=system_libs,
                                   cmake_version=cmake.version if cmake is not None else None)
-    out.extend(_component_findings(report, src.path, {s.workaround.component: s.workaround.id for s in selected
-                                                     if s.workaround.component}))
+    covered = {s.workaround.component: s.workaround.id for s in selected if s.workaround.component}
+    report = check_components(src, release, system_libs=system_libs, libs=facts.system_libs, options=opts,
+                              python=py.executable or "python", is_root=getattr(facts.os, "is_root", None) is not False,
+                              worked_around=covered)
+    out.extend(_component_findings(report, src.path))
     return out
 
 
-def _component_findings(report: SourceReport, tree: str, worked_around: Mapping[str, str]) -> list[Finding]:
+def _component_findings(report: SourceReport, tree: str) -> list[Finding]:
     from .doctor import Finding
 
     out: list[Finding] = []
     missing = [c for c in report.components if c.state == "missing"]
     modified = [c for c in report.components if c.state == "modified"]
-    old = [c for c in report.components if c.state == "too-old"]
+    debian_min = [c for c in report.components if c.state == "system" and c.min_version]
+    if debian_min:
+        out.append(Finding("system_libs", "warning",
+                           "system copies older than Debian's PyTorch package asks for (no failure known to torchbuild; "
+                           "a compile error in them is the first thing to suspect): "
+                           + ", ".join(f"{c.provider.removeprefix('apt: ')} < {c.min_version}" for c in debian_min) + ".",
+                           "install newer packages if the build fails there (the record names these versions)"))
+    old = [c for c in report.components if c.state in ("too-old", "worked-around")]
     if missing:
         names = ", ".join(f"{c.path}" + (f" ({c.feature})" if c.feature else "") for c in missing)
         ways = []
@@ -119,11 +129,9 @@ def _component_findings(report: SourceReport, tree: str, worked_around: Mapping[
                            + ", ".join(c.path for c in modified) + ".",
                            f"git -C {tree} submodule update --init --recursive"))
     for c in old:
-        wid = worked_around.get(c.name)
-        if wid:
+        if c.state == "worked-around":
             out.append(Finding("system_libs", "warning",
-                               f"{c.name}: {c.detail}. Workaround {wid} is applied before the build "
-                               "(plan --explain lists it).",
+                               f"{c.name}: {c.detail} before the build (plan --explain lists it).",
                                f"upgrade {c.provider.split()[1] if c.provider.startswith('apt:') else c.name} to "
                                f"{c.min_version} or newer to build without it"))
         else:

@@ -422,9 +422,10 @@ def parse_gcc_minimum(cmake_text: str) -> str | None:
 
 
 #: The CMake files of a PyTorch tree that add third-party code (relative paths; globs).
-_CMAKE_FILES = ("CMakeLists.txt", "cmake/*.cmake", "cmake/public/*.cmake", "caffe2/CMakeLists.txt",
+_CMAKE_FILES = ("CMakeLists.txt", "cmake/*.cmake", "cmake/public/*.cmake", "cmake/Modules/*.cmake",
+                "cmake/External/*.cmake", "caffe2/CMakeLists.txt",
                 "c10/CMakeLists.txt", "torch/CMakeLists.txt", "aten/src/ATen/CMakeLists.txt", "aten/CMakeLists.txt")
-_THIRD_PARTY_REF = re.compile(r"third_party/([A-Za-z0-9_.+-]+?)(?=[/\s\"')}]|$)")
+_THIRD_PARTY_REF = re.compile(r"(?:third_party|THIRD_PARTY_ROOT\})/([A-Za-z0-9_.+-]+?)(?=[/\s\"')}]|$)")
 
 
 def cmake_third_party_refs(root: Path) -> list[str]:
