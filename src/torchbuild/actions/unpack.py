@@ -188,7 +188,7 @@ def unpack_source(archive: Path, *, cache: Path, known_releases: list[str]) -> P
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".torchbuild-unpack-", dir=parent))
     try:
-        print(f"+ unpack {archive} -> {dest}", flush=True)
+        echo_command(["unpack", str(archive), str(dest)])
         if archive.name.lower().endswith(".zip"):
             with zipfile.ZipFile(archive) as zf:
                 zf.extractall(tmp)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import TorchbuildError
-from ..ui import echo_command
+from ..ui import console, echo_command
 
 __all__ = ["WorkaroundError", "apply_workarounds", "revert_workarounds", "patch_path", "applied_workarounds"]
 
@@ -145,7 +145,7 @@ def apply_workarounds(selected: list[dict[str, Any]], tree: Path, log: IO[bytes]
                  "patch": w.get("patch", ""), "reason": w.get("reason", ""), "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
         if status == "applied":
             _remember(tree, entry)
-        print(f"workaround {w['id']}: {status} ({', '.join(w['files'])})", flush=True)
+        console.print(f"workaround {w['id']}: {status} ({', '.join(w['files'])})", markup=False)
         done.append(entry)
     return done
 

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         from ..actions.workarounds import revert_workarounds
 
         ids = revert_workarounds(_tree(args.source))
-        print("reverted: " + ", ".join(ids) if ids else "no workarounds recorded in this tree", flush=True)
+        print("reverted: " + ", ".join(ids) if ids else "no workarounds recorded in this tree", flush=True)  # stdout: the answer
         return 0
     if args.action != "check":
         raise UsageError("source needs an action: check or revert-workarounds.", fix="torchbuild source check DIR")

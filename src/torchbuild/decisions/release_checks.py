@@ -116,7 +116,8 @@ def _component_findings(report: SourceReport, tree: str) -> list[Finding]:
             ways.append(f"build against system libraries: --system-libs ({len(sysable)} of them have a USE_SYSTEM_* switch)")
         if report.install_commands:
             ways.append("install the system packages: " + " && ".join(report.install_commands))
-        feats = sorted({f.strip() for c in missing for f in c.feature.split("|") if f.strip()})
+        feats = sorted({f.strip() for c in missing
+                        for f in (c.feature.split("&")[-1:] if "&" in c.feature else c.feature.split("|")) if f.strip()})
         if feats:
             ways.append("turn the features off: " + " ".join(f"--set {f}=0" for f in feats))
         out.append(Finding("submodules", "error",
