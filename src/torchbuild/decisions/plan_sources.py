@@ -65,6 +65,18 @@ def source_settings(facts: Facts, *, system_libs: bool, options: Mapping[str, st
                 key, _, value = c.system_switch.partition("=")
                 if key not in options:
                     out.options[key] = (value or "ON", f"--system-libs: {c.path} is not in the tree; {c.provider}")
+        in_tree = [c.path for c in report.components if c.system_switch.startswith("USE_SYSTEM_")
+                   and c.state in ("present", "modified")]
+        if not in_tree and "USE_SYSTEM_LIBS" not in options:
+            # PyTorch's setup.py skips its submodule check (which runs `git submodule update` and
+            # exits without git) only when USE_SYSTEM_LIBS is set (setup.py check_submodules,
+            # https://github.com/pytorch/pytorch/blob/v2.6.0/setup.py#L411)
+            out.options["USE_SYSTEM_LIBS"] = ("ON", "--system-libs: no component with a USE_SYSTEM_* switch is in the "
+                                                    "tree (and setup.py skips its submodule check only with it)")
+        elif in_tree:
+            out.warnings.append("--system-libs: " + ", ".join(in_tree) + " are in the tree, so USE_SYSTEM_LIBS stays off "
+                                "(it would replace them too) and only the missing components' USE_SYSTEM_* switches "
+                                "are set; setup.py's submodule check still looks at every submodule folder.")
         for feat, why in report.turned_off.items():
             if feat not in options:
                 out.options[feat] = ("0", f"--system-libs: {why}")
