@@ -106,7 +106,7 @@ class Plan:
     reconfigure: list[CacheDiff] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    #: what torchbuild.actions.compile_cache sets up before the build (wrappers, backend
+    #: what torchbuild.actions.cache sets up before the build (wrappers, backend
     #: check, distribution); see torchbuild.decisions.cache_plan.
     cache_setup: dict[str, Any] = field(default_factory=dict)
     incremental: Setting | None = None
