@@ -103,7 +103,9 @@ def _tuple(v: object) -> tuple[str, ...]:
         return ()
     if isinstance(v, str):
         return (v,) if v else ()
-    return tuple(str(x) for x in v)  # type: ignore[union-attr]
+    if isinstance(v, (list, tuple)):
+        return tuple(str(x) for x in v)
+    raise TypeError(f"expected a string or a list of strings, got {v!r}")
 
 
 @functools.cache
