@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 import tarfile
-import tomllib
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
+import tomllib
 
-import torchbuild.knowledge as knowledge
+from torchbuild import knowledge
 from torchbuild.knowledge import components as kc
 
 DATA = Path(knowledge.__file__).parent / "data" / "pytorch_components.toml"
@@ -136,7 +136,7 @@ def cmake_2_6() -> dict[str, str]:
             name = m.name.split("/", 1)[-1]
             if not m.isfile() or name.startswith("third_party/"):
                 continue
-            if name.endswith("CMakeLists.txt") or name.endswith(".cmake"):
+            if name.endswith(("CMakeLists.txt", ".cmake")):
                 f = tar.extractfile(m)
                 assert f is not None
                 out[name] = f.read().decode("utf-8", "replace")
@@ -161,13 +161,13 @@ def test_2_6_component_folders_are_named_by_the_trees_cmake(doc, cmake_2_6):
 
 def test_2_6_switches_are_options_and_match_the_system_libs_block(doc, cmake_2_6):
     top = cmake_2_6["CMakeLists.txt"]
-    block = re.search(r"^if\(USE_SYSTEM_LIBS\)\n(.*?)^endif\(\)", top, re.M | re.S)
+    block = re.search(r"^if\(USE_SYSTEM_LIBS\)\n(.*?)^endif\(\)", top, re.MULTILINE | re.DOTALL)
     assert block, "no if(USE_SYSTEM_LIBS) block in v2.6.0 CMakeLists.txt"
     turned_on = set(re.findall(r"set\((USE_SYSTEM_[A-Z0-9_]+) ON\)", block.group(1)))
     for c in _rows_2_6(doc):
         switch = c["system_switch"]
         if switch.startswith("USE_SYSTEM_"):
-            assert re.search(rf"(option|cmake_dependent_option)\(\s*{switch}\b", top, re.I), f"{c['name']}: {switch}"
+            assert re.search(rf"(option|cmake_dependent_option)\(\s*{switch}\b", top, re.IGNORECASE), f"{c['name']}: {switch}"
             assert c["in_system_libs"] == (switch in turned_on), f"{c['name']}: in_system_libs vs the block"
     # every switch the block turns on belongs to some 2.6 component
     switches = {c["system_switch"] for c in _rows_2_6(doc)}
