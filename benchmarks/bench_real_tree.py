@@ -28,8 +28,7 @@ import time
 from pathlib import Path
 
 
-def timed(argv: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None,
-          check: bool = True) -> float:
+def timed(argv: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None, check: bool = True) -> float:
     """Wall seconds of one run of ``argv`` (output discarded; a failure raises)."""
     t0 = time.perf_counter()
     proc = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -45,8 +44,12 @@ def median(argv: list[str], n: int, **kw) -> float:
 
 def plan_env(tree: Path, python: str, plan_args: list[str]) -> dict[str, str]:
     """The environment ``torchbuild plan --export dotenv`` gives for the tree."""
-    out = subprocess.run([sys.executable, "-m", "torchbuild", "plan", str(tree), "--python", python, *plan_args,
-                          "--export", "dotenv"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "torchbuild", "plan", str(tree), "--python", python, *plan_args, "--export", "dotenv"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     env = dict(os.environ)
     for line in out.splitlines():
         k, _, v = line.partition("=")
@@ -71,8 +74,10 @@ def main() -> None:
     tb = [sys.executable, "-m", "torchbuild"]
     doctor = median(tb + ["doctor", str(tree), "--python", args.python, "--no-cuda"], args.repeat, check=False)
     collect = median([args.python, "-m", "torch.utils.collect_env"], args.repeat, cwd=Path("/"))
-    print(f"doctor on the real tree: {doctor:.2f} s; collect_env: {collect:.2f} s; ratio {doctor / collect:.3f} "
-          f"(goal <= 0.1)")
+    print(
+        f"doctor on the real tree: {doctor:.2f} s; collect_env: {collect:.2f} s; ratio {doctor / collect:.3f} "
+        f"(goal <= 0.1)"
+    )
     if args.skip_rebuild:
         return
     env = plan_env(tree, args.python, extra)
@@ -85,8 +90,10 @@ def main() -> None:
     noop_tb = median(build, args.repeat, cwd=tree)
     noop_setup = median(setup, args.repeat, cwd=tree, env=env)
     timed(build, cwd=tree)  # back on torchbuild's record
-    print(f"no-op rebuild: torchbuild {noop_tb:.1f} s; setup.py develop {noop_setup:.1f} s; "
-          f"ratio {noop_tb / noop_setup:.3f} (goal <= 0.3)")
+    print(
+        f"no-op rebuild: torchbuild {noop_tb:.1f} s; setup.py develop {noop_setup:.1f} s; "
+        f"ratio {noop_tb / noop_setup:.3f} (goal <= 0.3)"
+    )
     touched = tree / args.touch
 
     def touch_then(argv: list[str], **kw) -> float:
@@ -96,8 +103,10 @@ def main() -> None:
     t_tb = statistics.median(touch_then(build, cwd=tree) for _ in range(args.repeat))
     t_setup = statistics.median(touch_then(setup, cwd=tree, env=env) for _ in range(args.repeat))
     timed(build, cwd=tree)
-    print(f"rebuild after touching {args.touch}: torchbuild {t_tb:.1f} s; setup.py develop {t_setup:.1f} s; "
-          f"ratio {t_tb / t_setup:.3f} (goal <= 0.3)")
+    print(
+        f"rebuild after touching {args.touch}: torchbuild {t_tb:.1f} s; setup.py develop {t_setup:.1f} s; "
+        f"ratio {t_tb / t_setup:.3f} (goal <= 0.3)"
+    )
     print(f"load average after: {os.getloadavg()}")
 
 

@@ -27,22 +27,32 @@ def _tar(path: Path, files: dict[str, str]) -> Path:
 
 
 def _pytorch_files(top: str, version: str) -> dict[str, str]:
-    return {f"{top}/version.txt": version + "\n", f"{top}/setup.py": "# setup\n", f"{top}/c10/CMakeLists.txt": "",
-            f"{top}/torch/__init__.py": "", f"{top}/CMakeLists.txt": "cmake_minimum_required(VERSION 3.18)\n"}
+    return {
+        f"{top}/version.txt": version + "\n",
+        f"{top}/setup.py": "# setup\n",
+        f"{top}/c10/CMakeLists.txt": "",
+        f"{top}/torch/__init__.py": "",
+        f"{top}/CMakeLists.txt": "cmake_minimum_required(VERSION 3.18)\n",
+    }
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "torchbuild", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "torchbuild", *args], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
 
 
 @pytest.mark.parametrize("kind", ["not-pytorch", "truncated", "unknown-version"])
 def test_bad_archive_one_line_exit_2_nothing_written(tmp_path, kind):
     if kind == "not-pytorch":
-        arc = _tar(tmp_path / "notes.tar.gz", {"notes/README": "hello", "notes/setup.py": "from setuptools import setup"})
+        arc = _tar(
+            tmp_path / "notes.tar.gz", {"notes/README": "hello", "notes/setup.py": "from setuptools import setup"}
+        )
         want = "is not a PyTorch source archive"
     elif kind == "truncated":
-        good = _tar(tmp_path / "full.tar.gz", _pytorch_files("pytorch-v2.6.0", "2.6.0") | {"pytorch-v2.6.0/big": "x" * 200000})
+        good = _tar(
+            tmp_path / "full.tar.gz", _pytorch_files("pytorch-v2.6.0", "2.6.0") | {"pytorch-v2.6.0/big": "x" * 200000}
+        )
         data = good.read_bytes()
         good.unlink()
         arc = tmp_path / "pytorch-v2.6.0.tar.gz"
@@ -104,8 +114,10 @@ def test_existing_folder_not_made_by_torchbuild_is_never_touched(tmp_path):
 def test_dsc_checksums_are_checked(tmp_path):
     orig = _tar(tmp_path / "pytorch_2.6.0.orig.tar.gz", _pytorch_files("pytorch-v2.6.0", "2.6.0"))
     dsc = tmp_path / "pytorch_2.6.0-1.dsc"
-    dsc.write_text("Format: 3.0 (quilt)\nSource: pytorch\nVersion: 2.6.0-1\nChecksums-Sha256:\n"
-                   f" {'0' * 64} {orig.stat().st_size} {orig.name}\n")
+    dsc.write_text(
+        "Format: 3.0 (quilt)\nSource: pytorch\nVersion: 2.6.0-1\nChecksums-Sha256:\n"
+        f" {'0' * 64} {orig.stat().st_size} {orig.name}\n"
+    )
     assert parse_dsc(dsc.read_text())[:2] == ("pytorch", "2.6.0-1")
     with pytest.raises(BadArchiveError, match="does not match the sha256"):
         unpack_source(dsc, cache=tmp_path / "cache", known_releases=["2.6"])

@@ -9,19 +9,28 @@ import sys
 
 import pytest
 
-from torchbuild.facts.system_libs import (SystemLibQuestions, header_declares, parse_dpkg_query, parse_flatc_version,
-                                          probe_system_libs)
+from torchbuild.facts.system_libs import (
+    SystemLibQuestions,
+    header_declares,
+    parse_dpkg_query,
+    parse_flatc_version,
+    probe_system_libs,
+)
 
 # `dpkg-query -W -f '${Package}\t${Version}\t${db:Status-Abbrev}\n' libcpuinfo-dev libsleef-dev libnope-dev`
 # on this machine (a package that is not installed prints nothing; one removed but with config files left is "rc").
-DPKG_REAL = ("libcpuinfo-dev:amd64\t0.0~git20220617.082deff-1+deb12u1\tii \n"
-             "libsleef-dev:amd64\t3.5.1-3\tii \n"
-             "libold-dev\t1.0-1\trc \n")
+DPKG_REAL = (
+    "libcpuinfo-dev:amd64\t0.0~git20220617.082deff-1+deb12u1\tii \n"
+    "libsleef-dev:amd64\t3.5.1-3\tii \n"
+    "libold-dev\t1.0-1\trc \n"
+)
 
 
 def test_parse_dpkg_query_keeps_installed_and_drops_arch():
-    assert parse_dpkg_query(DPKG_REAL) == {"libcpuinfo-dev": "0.0~git20220617.082deff-1+deb12u1",
-                                           "libsleef-dev": "3.5.1-3"}
+    assert parse_dpkg_query(DPKG_REAL) == {
+        "libcpuinfo-dev": "0.0~git20220617.082deff-1+deb12u1",
+        "libsleef-dev": "3.5.1-3",
+    }
 
 
 def test_parse_flatc_version_real_output():
@@ -41,9 +50,12 @@ def test_probe_answers_with_the_real_tools(tmp_path):
     inc = tmp_path / "inc"
     (inc / "demo").mkdir(parents=True)
     (inc / "demo" / "demo.h").write_text("int demo_new_api(void);\n")
-    q = SystemLibQuestions(debian=["dpkg", "surely-not-a-package-xyz"], headers=["demo/demo.h", "nope.h"],
-                           symbols=[("demo/demo.h", "demo_new_api"), ("demo/demo.h", "demo_missing")],
-                           pypi=["pytest", "surely-not-a-dist-xyz"])
+    q = SystemLibQuestions(
+        debian=["dpkg", "surely-not-a-package-xyz"],
+        headers=["demo/demo.h", "nope.h"],
+        symbols=[("demo/demo.h", "demo_new_api"), ("demo/demo.h", "demo_missing")],
+        pypi=["pytest", "surely-not-a-dist-xyz"],
+    )
     libs = probe_system_libs(q, sys.path, env={"CPATH": str(inc)})
     want = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "dpkg"], capture_output=True, text=True).stdout
     assert libs.debian == {"dpkg": want}

@@ -49,8 +49,12 @@ def archives_copy(tmp_path_factory, real_sources) -> Path:
 
 def _unpack(archive: Path) -> Path:
     """Unpack through the real CLI (source check unpacks an archive SOURCE) and return the tree."""
-    proc = subprocess.run([sys.executable, "-m", "torchbuild", "source", "check", str(archive), "--json"],
-                          capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchbuild", "source", "check", str(archive), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     import json
 
@@ -73,5 +77,6 @@ def debian_tree(archives_copy) -> Path:
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
     """``python -m torchbuild ARGS`` with this interpreter."""
-    return subprocess.run([sys.executable, "-m", "torchbuild", *args], capture_output=True, text=True, timeout=timeout,
-                          env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "torchbuild", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )

@@ -85,8 +85,10 @@ def _read_members(path: Path) -> tuple[list[str], dict[str, bytes], int]:
             with zipfile.ZipFile(path) as zf:
                 bad = zf.testzip()
                 if bad is not None:
-                    raise BadArchiveError(f"{path.name} is corrupt (bad CRC in {bad}).",
-                                          fix="download the archive again and check its checksum.")
+                    raise BadArchiveError(
+                        f"{path.name} is corrupt (bad CRC in {bad}).",
+                        fix="download the archive again and check its checksum.",
+                    )
                 for info in zf.infolist():
                     names.append(info.filename)
                     size += info.file_size
@@ -105,8 +107,11 @@ def _read_members(path: Path) -> tuple[list[str], dict[str, bytes], int]:
     except BadArchiveError:
         raise
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
-        raise BadArchiveError(f"{path.name} cannot be read to its end ({type(exc).__name__}: {exc}): the archive is "
-                              "truncated or corrupt.", fix="download it again and compare its checksum.") from None
+        raise BadArchiveError(
+            f"{path.name} cannot be read to its end ({type(exc).__name__}: {exc}): the archive is "
+            "truncated or corrupt.",
+            fix="download it again and compare its checksum.",
+        ) from None
     return names, small, size
 
 
@@ -121,37 +126,50 @@ def inspect_archive(path: Path, known_releases: list[str]) -> ArchiveInfo:
     names, small, size = _read_members(path)
     tops = {n.split("/", 1)[0] for n in names if n.strip("/")}
     if len(tops) != 1:
-        raise BadArchiveError(f"{path.name} does not hold one top folder (it has {len(tops)}: "
-                              f"{', '.join(sorted(tops)[:4])}...), as source archives do.",
-                              fix="unpack it yourself and give the folder that holds setup.py.")
+        raise BadArchiveError(
+            f"{path.name} does not hold one top folder (it has {len(tops)}: "
+            f"{', '.join(sorted(tops)[:4])}...), as source archives do.",
+            fix="unpack it yourself and give the folder that holds setup.py.",
+        )
     top = tops.pop()
     if any(n.startswith("/") or ".." in n.split("/") for n in names):
         raise BadArchiveError(f"{path.name} holds paths outside its folder.", fix="do not build it.")
     has = set(names)
     version_b = small.get(f"{top}/version.txt")
-    is_pytorch = (version_b is not None and f"{top}/c10/" in has and f"{top}/torch/" in has
-                  and (f"{top}/setup.py" in has or f"{top}/pyproject.toml" in has))
+    is_pytorch = (
+        version_b is not None
+        and f"{top}/c10/" in has
+        and f"{top}/torch/" in has
+        and (f"{top}/setup.py" in has or f"{top}/pyproject.toml" in has)
+    )
     if not is_pytorch and f"{top}/c10/" not in has:
         # a directory entry may be missing from the listing; look for files under it
         prefixes = {n.split("/", 2)[1] for n in names if n.count("/") >= 2}
-        is_pytorch = version_b is not None and {"c10", "torch"} <= prefixes and (
-            f"{top}/setup.py" in has or f"{top}/pyproject.toml" in has)
+        is_pytorch = (
+            version_b is not None
+            and {"c10", "torch"} <= prefixes
+            and (f"{top}/setup.py" in has or f"{top}/pyproject.toml" in has)
+        )
     if is_pytorch:
         version = (version_b or b"").decode("utf-8", "replace").strip()
         mm = ".".join(re.findall(r"\d+", version)[:2])
         if mm not in known_releases:
-            raise BadArchiveError(f"{path.name} is PyTorch {version}, which is not in torchbuild's release data "
-                                  f"(known: {', '.join(known_releases)}).",
-                                  fix="use a release torchbuild knows, or add the release's rows to "
-                                      "knowledge/data/pytorch_components.toml and pytorch_releases.toml.")
+            raise BadArchiveError(
+                f"{path.name} is PyTorch {version}, which is not in torchbuild's release data "
+                f"(known: {', '.join(known_releases)}).",
+                fix="use a release torchbuild knows, or add the release's rows to "
+                "knowledge/data/pytorch_components.toml and pytorch_releases.toml.",
+            )
         return ArchiveInfo(path, top, "pytorch", version, len(names), size)
     setup = small.get(f"{top}/setup.py", b"").decode("utf-8", "replace")
     if re.search(r"cpp_extension|CUDAExtension|CppExtension|BuildExtension", setup):
         return ArchiveInfo(path, top, "extension", None, len(names), size)
-    raise BadArchiveError(f"{path.name} is not a PyTorch source archive (no version.txt, c10/ and torch/ in {top}/) "
-                          "nor an extension package (no setup.py that uses torch.utils.cpp_extension).",
-                          fix="give a PyTorch source archive (e.g. pytorch-v2.6.0.tar.gz from the release page) or "
-                              "the folder of a checkout.")
+    raise BadArchiveError(
+        f"{path.name} is not a PyTorch source archive (no version.txt, c10/ and torch/ in {top}/) "
+        "nor an extension package (no setup.py that uses torch.utils.cpp_extension).",
+        fix="give a PyTorch source archive (e.g. pytorch-v2.6.0.tar.gz from the release page) or "
+        "the folder of a checkout.",
+    )
 
 
 def _writable(folder: Path) -> bool:
@@ -183,12 +201,14 @@ def unpack_source(archive: Path, *, cache: Path, known_releases: list[str]) -> P
     info = inspect_archive(archive, known_releases)
     dest = parent / info.top
     if dest.exists():
-        raise UsageError(f"{archive.name} would unpack into {dest}, which exists and was not unpacked by torchbuild.",
-                         fix=f"give {dest} itself as SOURCE, or move it away.")
+        raise UsageError(
+            f"{archive.name} would unpack into {dest}, which exists and was not unpacked by torchbuild.",
+            fix=f"give {dest} itself as SOURCE, or move it away.",
+        )
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".torchbuild-unpack-", dir=parent))
     try:
-        print(f"+ unpack {archive} -> {dest}", flush=True)
+        echo_command(["unpack", str(archive), str(dest)])
         if archive.name.lower().endswith(".zip"):
             with zipfile.ZipFile(archive) as zf:
                 zf.extractall(tmp)
@@ -246,8 +266,10 @@ def _unpack_dsc(dsc: Path, *, cache: Path, known_releases: list[str]) -> Path:
     try:
         source, version, files = parse_dsc(dsc.read_text(encoding="utf-8", errors="replace"))
     except ValueError:
-        raise BadArchiveError(f"{dsc.name} is not a Debian source control file (no Source, Version and "
-                              "Checksums-Sha256 fields).", fix="give the .dsc of a Debian source package.") from None
+        raise BadArchiveError(
+            f"{dsc.name} is not a Debian source control file (no Source, Version and Checksums-Sha256 fields).",
+            fix="give the .dsc of a Debian source package.",
+        ) from None
     upstream = re.sub(r"^\d+:", "", version).rsplit("-", 1)[0]
     parent = _destination_parent(dsc, cache)
     dest = parent / f"{source}-{upstream}"
@@ -256,21 +278,29 @@ def _unpack_dsc(dsc: Path, *, cache: Path, known_releases: list[str]) -> Path:
     for name, size, sha in files:
         f = dsc.parent / name
         if not f.is_file():
-            raise BadArchiveError(f"{dsc.name} names {name}, which is not beside it.",
-                                  fix=f"put {name} in {dsc.parent} (apt-get source fetches all three files).")
+            raise BadArchiveError(
+                f"{dsc.name} names {name}, which is not beside it.",
+                fix=f"put {name} in {dsc.parent} (apt-get source fetches all three files).",
+            )
         if f.stat().st_size != size or _sha256(f) != sha:
-            raise BadArchiveError(f"{name} does not match the sha256 in {dsc.name}: the file is truncated or another.",
-                                  fix="download the source package again (apt-get source).")
+            raise BadArchiveError(
+                f"{name} does not match the sha256 in {dsc.name}: the file is truncated or another.",
+                fix="download the source package again (apt-get source).",
+            )
     orig = next((dsc.parent / n for n, _, _ in files if ".orig.tar." in n), None)
     if orig is not None:
         inspect_archive(orig, known_releases)  # a PyTorch version we know, readable to its end
     if dest.exists():
-        raise UsageError(f"{dsc.name} would unpack into {dest}, which exists and was not unpacked by torchbuild.",
-                         fix=f"give {dest} itself as SOURCE, or move it away.")
+        raise UsageError(
+            f"{dsc.name} would unpack into {dest}, which exists and was not unpacked by torchbuild.",
+            fix=f"give {dest} itself as SOURCE, or move it away.",
+        )
     tool = shutil.which("dpkg-source")
     if tool is None:
-        raise UsageError(f"unpacking {dsc.name} needs dpkg-source, which is not on PATH.",
-                         fix="apt-get install dpkg-dev (it applies Debian's patches as Debian does).")
+        raise UsageError(
+            f"unpacking {dsc.name} needs dpkg-source, which is not on PATH.",
+            fix="apt-get install dpkg-dev (it applies Debian's patches as Debian does).",
+        )
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".torchbuild-unpack-", dir=parent))
     try:
@@ -278,9 +308,11 @@ def _unpack_dsc(dsc: Path, *, cache: Path, known_releases: list[str]) -> Path:
         echo_command(argv)
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
         if proc.returncode != 0:
-            raise BadArchiveError(f"dpkg-source could not unpack {dsc.name}: "
-                                  f"{(proc.stderr.strip().splitlines() or ['exit ' + str(proc.returncode)])[-1]}",
-                                  fix="check the package's files, or unpack it by hand and give the folder.")
+            raise BadArchiveError(
+                f"dpkg-source could not unpack {dsc.name}: "
+                f"{(proc.stderr.strip().splitlines() or ['exit ' + str(proc.returncode)])[-1]}",
+                fix="check the package's files, or unpack it by hand and give the folder.",
+            )
         (tmp / "tree" / MARKER).write_text(f"{dsc}\n", encoding="utf-8")
         os.replace(tmp / "tree", dest)
     finally:

@@ -73,6 +73,9 @@ class Expectations:
     cxx11_abi: bool | None = None
     arch_list: list[str] | None = None
     build_type: str | None = None
+    #: ``USE_*`` options the plan set (``{"USE_MKLDNN": False}``); each one that
+    #: ``torch.__config__.show()``'s build settings name must agree
+    options: dict[str, bool] | None = None
 
 
 @dataclass
@@ -462,6 +465,19 @@ def _expect_checks(report: VerifyReport, data: dict[str, Any], cfg: TorchConfig 
             f"BUILD_TYPE={got}" + ("" if ok else f", expected {expect.build_type}"),
             "the build was configured with another type; CMake keeps the first one in build/CMakeCache.txt: "
             "reconfigure (delete build/CMakeCache.txt or let `torchbuild build` do it) and rebuild.",
+        )
+    if expect.options and cfg is not None:
+        shown = {k: cfg.flag(k) for k in expect.options if cfg.flag(k) is not None}
+        wrong = {k: v for k, v in shown.items() if v != expect.options[k]}
+        report.add(
+            "options",
+            not wrong,
+            (f"{len(shown)} build settings agree with the plan ("
+             + ", ".join(f"{k}={'ON' if v else 'OFF'}" for k, v in sorted(shown.items())) + ")") if not wrong
+            else "build settings differ from the plan: " + ", ".join(
+                f"{k}={'ON' if v else 'OFF'} (plan: {'ON' if expect.options[k] else 'OFF'})" for k, v in sorted(wrong.items())),
+            "CMake keeps the first configuration in build/CMakeCache.txt: rebuild with torchbuild build (it reconfigures "
+            "when the cache disagrees with the plan).",
         )
     if expect.arch_list is not None:
         flags = cfg.nvcc_arch_flags if cfg else []

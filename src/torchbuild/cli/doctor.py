@@ -28,6 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="facts and findings as JSON on stdout")
     p.add_argument("--system-libs", action="store_true",
                    help="judge a PyTorch tree as built with --system-libs (system copies of missing components)")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                   help="a USE_* option the build will use (USE_DISTRIBUTED=0 ...): which components it needs")
     p.add_argument("--save-facts", metavar="F", help="write the (probed or loaded, then assumed) facts to F")
     p.add_argument("--facts", metavar="F", help="judge facts recorded in F instead of probing this machine")
     p.add_argument("--assume", metavar="KEY=VALUE", action="append", default=[],
@@ -132,8 +134,14 @@ def run(args: argparse.Namespace) -> int:
         bad = [a for a in arches if normalise_arch(a) is None]
         if bad:
             raise UsageError(f"--arch {args.arch!r}: {bad[0]!r} is not a compute capability (expected e.g. 8.9 or 9.0).")
+    options: dict[str, str] = {}
+    for item in getattr(args, "sets", []) or []:
+        k, sep, v = item.partition("=")
+        if not sep or not k:
+            raise UsageError(f"--set {item!r}: expected KEY=VALUE (e.g. USE_DISTRIBUTED=0).")
+        options[k] = v
     findings = check(facts, wants_cuda=args.cuda, arch_list=arches, build=args.build,
-                     system_libs=getattr(args, "system_libs", False))
+                     system_libs=getattr(args, "system_libs", False), options=options or None)
     if args.save_facts:
         try:
             Path(args.save_facts).write_text(facts.to_json() + "\n", encoding="utf-8")

@@ -23,20 +23,38 @@ __all__ = ["register", "run"]
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add the ``source`` command and its ``check`` and ``revert-workarounds`` actions."""
-    p = sub.add_parser("source", help="check a PyTorch tree's third-party components; undo workarounds",
-                       description="Check that a PyTorch source tree (or source archive) has every third-party "
-                                   "component its release needs, or undo the workarounds a build applied.")
+    p = sub.add_parser(
+        "source",
+        help="check a PyTorch tree's third-party components; undo workarounds",
+        description="Check that a PyTorch source tree (or source archive) has every third-party "
+        "component its release needs, or undo the workarounds a build applied.",
+    )
     acts = p.add_subparsers(dest="action", metavar="ACTION")
     c = acts.add_parser("check", help="is the tree complete for its release? (exit 1 when not)")
     c.add_argument("source", nargs="?", default=".", help="a PyTorch tree or source archive (default: .)")
-    c.add_argument("--system-libs", action="store_true",
-                   help="count system copies (Debian packages, headers, PyPI packages) of components the tree lacks")
+    c.add_argument(
+        "--system-libs",
+        action="store_true",
+        help="count system copies (Debian packages, headers, PyPI packages) of components the tree lacks",
+    )
     c.add_argument("--python", help="the interpreter whose PyPI packages count (default: this one)")
-    c.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
-                   help="a USE_* option the build will use (e.g. USE_KINETO=0): its components are then not needed")
+    c.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a USE_* option the build will use (e.g. USE_KINETO=0): its components are then not needed",
+    )
     g = c.add_mutually_exclusive_group()
-    g.add_argument("--cuda", dest="cuda", action="store_const", const=True, default=None,
-                   help="the build uses CUDA (default: when nvcc is on PATH or CUDA_HOME is set)")
+    g.add_argument(
+        "--cuda",
+        dest="cuda",
+        action="store_const",
+        const=True,
+        default=None,
+        help="the build uses CUDA (default: when nvcc is on PATH or CUDA_HOME is set)",
+    )
     g.add_argument("--no-cuda", dest="cuda", action="store_const", const=False, help="CPU-only build")
     c.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     r = acts.add_parser("revert-workarounds", help="undo the source changes torchbuild's workarounds made in a tree")
@@ -52,8 +70,10 @@ def _tree(spec: str) -> Path:
         raise SourceNotFoundError(f"SOURCE {spec!r} does not exist.", fix="give a PyTorch tree or source archive.")
     p = unpack_if_archive(p) if p.is_file() else p
     if not p.is_dir():
-        raise NotASourceTreeError(f"SOURCE {spec!r} is not a folder or source archive.",
-                                  fix="give a PyTorch tree or a .tar.gz/.tar.xz/.zip/.dsc source archive.")
+        raise NotASourceTreeError(
+            f"SOURCE {spec!r} is not a folder or source archive.",
+            fix="give a PyTorch tree or a .tar.gz/.tar.xz/.zip/.dsc source archive.",
+        )
     return p.resolve()
 
 
@@ -63,7 +83,9 @@ def run(args: argparse.Namespace) -> int:
         from ..actions.workarounds import revert_workarounds
 
         ids = revert_workarounds(_tree(args.source))
-        print("reverted: " + ", ".join(ids) if ids else "no workarounds recorded in this tree", flush=True)
+        print(
+            "reverted: " + ", ".join(ids) if ids else "no workarounds recorded in this tree", flush=True
+        )  # stdout: the answer
         return 0
     if args.action != "check":
         raise UsageError("source needs an action: check or revert-workarounds.", fix="torchbuild source check DIR")
@@ -81,13 +103,17 @@ def _check(args: argparse.Namespace) -> int:
     tree = _tree(args.source)
     src = probe_source(tree)
     if src.kind != "pytorch":
-        raise NotASourceTreeError(f"{tree} is not a PyTorch tree (no version.txt, c10/ and torch/).",
-                                  fix="source check judges PyTorch trees; for an extension use torchbuild doctor.")
+        raise NotASourceTreeError(
+            f"{tree} is not a PyTorch tree (no version.txt, c10/ and torch/).",
+            fix="source check judges PyTorch trees; for an extension use torchbuild doctor.",
+        )
     release = known_release(src.version)
     if release is None:
-        raise UsageError(f"{tree} is PyTorch {src.version}, which is not in torchbuild's component data "
-                         f"(known: {', '.join(component_releases())}).",
-                         fix="add the release's rows to knowledge/data/pytorch_components.toml (a source on each).")
+        raise UsageError(
+            f"{tree} is PyTorch {src.version}, which is not in torchbuild's component data "
+            f"(known: {', '.join(component_releases())}).",
+            fix="add the release's rows to knowledge/data/pytorch_components.toml (a source on each).",
+        )
     options: dict[str, str] = {}
     for item in args.sets:
         k, sep, v = item.partition("=")
@@ -105,10 +131,15 @@ def _check(args: argparse.Namespace) -> int:
     from ..decisions.workarounds import select_workarounds
 
     sel = select_workarounds(release, src, facts.system_libs, system_libs=args.system_libs, cmake_version=None)
-    report = check_components(src, release, system_libs=args.system_libs, libs=facts.system_libs, options=options,
-                              python=py.executable or "python",
-                              worked_around={s.workaround.component: s.workaround.id for s in sel
-                                             if s.workaround.component})
+    report = check_components(
+        src,
+        release,
+        system_libs=args.system_libs,
+        libs=facts.system_libs,
+        options=options,
+        python=py.executable or "python",
+        worked_around={s.workaround.component: s.workaround.id for s in sel if s.workaround.component},
+    )
     if args.json:
         json.dump(report.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -120,9 +151,12 @@ def _check(args: argparse.Namespace) -> int:
 def _render(report, facts) -> None:  # type: ignore[no-untyped-def]
     from ..ui import console
 
-    console.print(f"source check: {report.tree} (PyTorch {report.release}, "
-                  f"{'git checkout' if report.git else 'no git'}"
-                  f"{', --system-libs' if report.system_libs else ''})", markup=False)
+    console.print(
+        f"source check: {report.tree} (PyTorch {report.release}, "
+        f"{'git checkout' if report.git else 'no git'}"
+        f"{', --system-libs' if report.system_libs else ''})",
+        markup=False,
+    )
     width = max((len(c.path) for c in report.components), default=10)
     for c in report.components:
         mark = "ok  " if c.ok else "MISS"

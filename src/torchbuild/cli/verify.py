@@ -8,6 +8,7 @@ malformed ``--expect-*`` value).  People read stderr; ``--json`` writes
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import json
 import re
 import sys
@@ -38,6 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--expect-arch", metavar="LIST", help="arches that must be compiled in, e.g. '8.6;9.0+PTX'")
     p.add_argument("--expect-build-type", metavar="TYPE", help="Release, Debug or RelWithDebInfo")
     p.add_argument("--expect-cxx11-abi", choices=["0", "1"], help="torch._C._GLIBCXX_USE_CXX11_ABI")
+    p.add_argument("--record", metavar="FILE", type=Path,
+                   help="a build record (.torchbuild/records/*.json): expect what its plan built (version, CPU/CUDA, "
+                        "build type, arch list, the USE_* options it set); --expect-* flags still win")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     return p
 
@@ -73,7 +77,36 @@ def _expectations(args: argparse.Namespace) -> Expectations | None:
         arch_list=arch,
         build_type=args.expect_build_type,
     )
+    if getattr(args, "record", None):
+        _from_record(expect, args.record)
     return expect
+
+
+def _from_record(expect: Expectations, path: Path) -> None:
+    """Fill what ``--expect-*`` left open from a build record's plan.
+
+    :raises UsageError: unreadable or not a torchbuild build record (exit 2)."""
+    from ..decisions.cmake_cond import cmake_bool
+
+    try:
+        rec = json.loads(path.read_text(encoding="utf-8"))
+        plan = rec["plan"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"--record {path}: not a readable torchbuild build record ({exc}).",
+                         fix="give a file from <tree>/.torchbuild/records/.") from None
+    if plan.get("kind") != "pytorch":
+        raise UsageError(f"--record {path}: the record is of an extension build; verify --record checks a torch build.")
+    if expect.build_type is None:
+        expect.build_type = plan["build_type"]["value"]
+    if expect.cuda is None:
+        expect.cuda = "" if not plan["cuda"]["value"] else None
+    if expect.arch_list is None and plan["cuda"]["value"]:
+        expect.arch_list = plan["arch_list"]["value"]
+    if expect.version is None:
+        version = ((rec.get("facts") or {}).get("source") or {}).get("version")
+        expect.version = version.split("+")[0] if version else None
+    opts = {k: cmake_bool(str(v["value"])) for k, v in (plan.get("env") or {}).items() if k.startswith("USE_")}
+    expect.options = {k: bool(v) for k, v in opts.items() if v is not None and not k.startswith("USE_SYSTEM_")}
 
 
 print_report = render_verify  # one renderer for verify and build

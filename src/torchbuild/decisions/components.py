@@ -137,9 +137,17 @@ def _install_for(comp: Component, manager: str | None) -> dict[str, list[str]]:
     return out
 
 
-def check_components(tree: SourceTree, release: str, *, system_libs: bool = False, libs: SystemLibs | None = None,
-                     options: Mapping[str, str] | None = None, python: str = "python",
-                     is_root: bool = True, worked_around: Mapping[str, str] | None = None) -> SourceReport:
+def check_components(
+    tree: SourceTree,
+    release: str,
+    *,
+    system_libs: bool = False,
+    libs: SystemLibs | None = None,
+    options: Mapping[str, str] | None = None,
+    python: str = "python",
+    is_root: bool = True,
+    worked_around: Mapping[str, str] | None = None,
+) -> SourceReport:
     """Judge a PyTorch tree's third-party components for one release.
 
     :param tree: the tree's facts (``vendored`` folders, ``submodules`` with git states).
@@ -164,8 +172,14 @@ def check_components(tree: SourceTree, release: str, *, system_libs: bool = Fals
     for comp in components_for(release):
         pin = pin_for(comp.name, release)
         src = cite(comp.source)
-        st = ComponentStatus(name=comp.name, path=comp.path, feature=comp.feature, state="missing",
-                             system_switch=comp.system_switch, source=src)
+        st = ComponentStatus(
+            name=comp.name,
+            path=comp.path,
+            feature=comp.feature,
+            state="missing",
+            system_switch=comp.system_switch,
+            source=src,
+        )
         sub = subs.get(comp.path)
         alt = next((a for a in comp.alt_paths if a in vendored), None)
         first = "/".join(comp.path.split("/")[:2])
@@ -182,8 +196,12 @@ def check_components(tree: SourceTree, release: str, *, system_libs: bool = Fals
             st.state, st.provider = "present", comp.path
         elif alt is not None:
             st.state, st.provider, st.detail = "embedded", alt, f"embedded copy at {alt}"
-        elif tree.cmake_refs and comp.path.startswith("third_party/") and first not in tree.cmake_refs \
-                and comp.path not in vendored:
+        elif (
+            tree.cmake_refs
+            and comp.path.startswith("third_party/")
+            and first not in tree.cmake_refs
+            and comp.path not in vendored
+        ):
             st.state = "unused"
             st.detail = "the tree's CMake files do not refer to it (patched to use another copy)"
         elif system_libs and (comp.system_switch or (comp.header_only and comp.header)):
@@ -201,8 +219,10 @@ def check_components(tree: SourceTree, release: str, *, system_libs: bool = Fals
                         st.detail = f"older than {pin.min_debian}; with it the build fails: {pin.known_failure}"
                     elif older:
                         st.min_version = pin.min_debian
-                        st.detail = (f"older than {pin.min_debian}, the minimum Debian's PyTorch {release} package "
-                                     "asks for; no failure with it is known to torchbuild")
+                        st.detail = (
+                            f"older than {pin.min_debian}, the minimum Debian's PyTorch {release} package "
+                            "asks for; no failure with it is known to torchbuild"
+                        )
                     if older:
                         st.source = cite(pin.source)
                     if st.state == "too-old" and comp.name in (worked_around or {}):
@@ -211,13 +231,17 @@ def check_components(tree: SourceTree, release: str, *, system_libs: bool = Fals
         else:
             if system_libs and not comp.system_switch and not comp.header_only:
                 st.detail = "PyTorch has no USE_SYSTEM_* switch for it"
-        if (st.state == "missing" and system_libs and comp.feature and not st.install
-                and not ({"USE_CUDA", "USE_ROCM"} & {f.strip() for f in re.split(r"[|&]", comp.feature)})):
+        if (
+            st.state == "missing"
+            and system_libs
+            and comp.feature
+            and not st.install
+            and not ({"USE_CUDA", "USE_ROCM"} & {f.strip() for f in re.split(r"[|&]", comp.feature)})
+        ):
             # a feature with no way to get its component: --system-libs turns it off
             feats = comp.feature.split("&")[-1:] if "&" in comp.feature else comp.feature.split("|")
             for feat in feats:
-                report.turned_off[feat.strip()] = (f"{comp.path} is not in the tree and has no system package "
-                                                   f"({src})")
+                report.turned_off[feat.strip()] = f"{comp.path} is not in the tree and has no system package ({src})"
             st.state, st.detail = "off", f"turned off by --system-libs ({comp.feature}=0): {st.detail or 'no provider'}"
         report.components.append(st)
     covered = {c.path for c in report.components}
@@ -225,9 +249,17 @@ def check_components(tree: SourceTree, release: str, *, system_libs: bool = Fals
         if sub.path in covered:
             continue
         state = "missing" if not sub.present else ("modified" if sub.state == "modified" else "present")
-        report.components.append(ComponentStatus(name=sub.name or sub.path, path=sub.path, feature="", state=state,
-                                                 provider=sub.path if sub.present else "",
-                                                 detail="listed in .gitmodules", source=".gitmodules"))
+        report.components.append(
+            ComponentStatus(
+                name=sub.name or sub.path,
+                path=sub.path,
+                feature="",
+                state=state,
+                provider=sub.path if sub.present else "",
+                detail="listed in .gitmodules",
+                source=".gitmodules",
+            )
+        )
     apt = sorted({p for c in report.components if c.state == "missing" for p in c.install.get("apt-get", [])})
     pip = sorted({p for c in report.components if c.state == "missing" for p in c.install.get("pip", [])})
     if apt:

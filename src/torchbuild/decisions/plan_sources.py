@@ -46,18 +46,27 @@ def source_settings(facts: Facts, *, system_libs: bool, options: Mapping[str, st
     release = known_release(src.version)
     if release is None:
         if system_libs:
-            out.warnings.append(f"--system-libs: PyTorch {src.version} is not in torchbuild's component data, so no "
-                                "USE_SYSTEM_* switch is chosen; only USE_SYSTEM_LIBS=ON is set.")
+            out.warnings.append(
+                f"--system-libs: PyTorch {src.version} is not in torchbuild's component data, so no "
+                "USE_SYSTEM_* switch is chosen; only USE_SYSTEM_LIBS=ON is set."
+            )
             out.options["USE_SYSTEM_LIBS"] = ("ON", "--system-libs")
         return out
     libs = facts.system_libs
     cmake = facts.tools.get("cmake")
-    sel = select_workarounds(release, src, libs, system_libs=system_libs,
-                             cmake_version=cmake.version if cmake is not None else None)
-    report = check_components(src, release, system_libs=system_libs, libs=libs, options=options, python=python,
-                              is_root=getattr(facts.os, "is_root", None) is not False,
-                              worked_around={s.workaround.component: s.workaround.id for s in sel
-                                             if s.workaround.component})
+    sel = select_workarounds(
+        release, src, libs, system_libs=system_libs, cmake_version=cmake.version if cmake is not None else None
+    )
+    report = check_components(
+        src,
+        release,
+        system_libs=system_libs,
+        libs=libs,
+        options=options,
+        python=python,
+        is_root=getattr(facts.os, "is_root", None) is not False,
+        worked_around={s.workaround.component: s.workaround.id for s in sel if s.workaround.component},
+    )
     out.report = report
     if system_libs:
         for c in report.components:
@@ -65,6 +74,26 @@ def source_settings(facts: Facts, *, system_libs: bool, options: Mapping[str, st
                 key, _, value = c.system_switch.partition("=")
                 if key not in options:
                     out.options[key] = (value or "ON", f"--system-libs: {c.path} is not in the tree; {c.provider}")
+        in_tree = [
+            c.path
+            for c in report.components
+            if c.system_switch.startswith("USE_SYSTEM_") and c.state in ("present", "modified")
+        ]
+        if not in_tree and "USE_SYSTEM_LIBS" not in options:
+            # PyTorch's setup.py skips its submodule check (which runs `git submodule update` and
+            # exits without git) only when USE_SYSTEM_LIBS is set (setup.py check_submodules,
+            # https://github.com/pytorch/pytorch/blob/v2.6.0/setup.py#L411)
+            out.options["USE_SYSTEM_LIBS"] = (
+                "ON",
+                "--system-libs: no component with a USE_SYSTEM_* switch is in the "
+                "tree (and setup.py skips its submodule check only with it)",
+            )
+        elif in_tree:
+            out.warnings.append(
+                "--system-libs: " + ", ".join(in_tree) + " are in the tree, so USE_SYSTEM_LIBS stays off "
+                "(it would replace them too) and only the missing components' USE_SYSTEM_* switches "
+                "are set; setup.py's submodule check still looks at every submodule folder."
+            )
         for feat, why in report.turned_off.items():
             if feat not in options:
                 out.options[feat] = ("0", f"--system-libs: {why}")
@@ -77,8 +106,10 @@ def source_settings(facts: Facts, *, system_libs: bool, options: Mapping[str, st
             if k not in options:
                 out.options[k] = (v, f"workaround {w.id} ({s.reason})")
         if w.kind != "setting":
-            out.notes.append(f"workaround {w.id}: {w.kind} {w.patch or ', '.join(w.files)} is applied before the build "
-                             f"({s.reason}); undo: {w.undo}")
+            out.notes.append(
+                f"workaround {w.id}: {w.kind} {w.patch or ', '.join(w.files)} is applied before the build "
+                f"({s.reason}); undo: {w.undo}"
+            )
     return out
 
 

@@ -19,8 +19,17 @@ if TYPE_CHECKING:
 __all__ = ["release_findings"]
 
 
-def release_findings(facts: Facts, *, kind: str | None, target: str | None, target_from: str, rel: Any,
-                     cuda_on: bool, system_libs: bool = False, options: Mapping[str, str] | None = None) -> list[Finding]:
+def release_findings(
+    facts: Facts,
+    *,
+    kind: str | None,
+    target: str | None,
+    target_from: str,
+    rel: Any,
+    cuda_on: bool,
+    system_libs: bool = False,
+    options: Mapping[str, str] | None = None,
+) -> list[Finding]:
     """Findings for a PyTorch tree (or ``--target``) judged against its release.
 
     :param kind: ``"pytorch"``, ``"extension"`` or None (only ``"pytorch"`` is judged here).
@@ -46,31 +55,56 @@ def release_findings(facts: Facts, *, kind: str | None, target: str | None, targ
         mm = ".".join(tk.version.split(".")[:2])
         if mm not in stable + experimental:
             listed = ", ".join(stable) + (f" (experimental: {', '.join(experimental)})" if experimental else "")
-            out.append(Finding("cuda_toolkit", "error",
-                               f"CUDA {tk.version} ({tk.home}) is not a toolkit PyTorch {target} supports ({target_from}); "
-                               f"its release supports CUDA {listed} [{rel.cuda.get('source', '')}].",
-                               f"install CUDA {stable[-1] if stable else 'a supported toolkit'} and export "
-                               f"CUDA_HOME=/usr/local/cuda-{stable[-1] if stable else 'X.Y'}, or build without CUDA (--no-cuda)"))
+            out.append(
+                Finding(
+                    "cuda_toolkit",
+                    "error",
+                    f"CUDA {tk.version} ({tk.home}) is not a toolkit PyTorch {target} supports ({target_from}); "
+                    f"its release supports CUDA {listed} [{rel.cuda.get('source', '')}].",
+                    f"install CUDA {stable[-1] if stable else 'a supported toolkit'} and export "
+                    f"CUDA_HOME=/usr/local/cuda-{stable[-1] if stable else 'X.Y'}, or build without CUDA (--no-cuda)",
+                )
+            )
         elif mm in experimental:
-            out.append(Finding("cuda_toolkit", "warning",
-                               f"CUDA {tk.version} is experimental for PyTorch {target} [{rel.cuda.get('source', '')}].",
-                               f"for a supported build use CUDA {', '.join(stable)}"))
+            out.append(
+                Finding(
+                    "cuda_toolkit",
+                    "warning",
+                    f"CUDA {tk.version} is experimental for PyTorch {target} [{rel.cuda.get('source', '')}].",
+                    f"for a supported build use CUDA {', '.join(stable)}",
+                )
+            )
     if src is None:
         return out
     # minimums the tree itself states ---------------------------------------------------
     py = facts.python
     if src.python_minimum and py.version and version_lt(py.version, src.python_minimum):
-        out.append(Finding("python", "error",
-                           f"Python {py.version} ({py.executable}) is older than this tree's setup.py requires "
-                           f"(python_min_version {src.python_minimum}).",
-                           f"create a venv with Python {src.python_minimum} or newer and pass --python"))
+        out.append(
+            Finding(
+                "python",
+                "error",
+                f"Python {py.version} ({py.executable}) is older than this tree's setup.py requires "
+                f"(python_min_version {src.python_minimum}).",
+                f"create a venv with Python {src.python_minimum} or newer and pass --python",
+            )
+        )
     cxx = facts.cxx
-    if (src.gcc_minimum and cxx is not None and cxx.kind == "gcc" and cxx.version
-            and version_lt(cxx.version, src.gcc_minimum)):
-        out.append(Finding("compiler", "error",
-                           f"GCC {cxx.version} ({cxx.path}) is older than this tree's CMakeLists.txt accepts "
-                           f"('GCC-{src.gcc_minimum} or newer is required to compile PyTorch').",
-                           f"install g++-{src.gcc_minimum.split('.')[0]} or newer and export CXX=g++-N CC=gcc-N"))
+    if (
+        src.gcc_minimum
+        and cxx is not None
+        and cxx.kind == "gcc"
+        and cxx.version
+        and version_lt(cxx.version, src.gcc_minimum)
+    ):
+        out.append(
+            Finding(
+                "compiler",
+                "error",
+                f"GCC {cxx.version} ({cxx.path}) is older than this tree's CMakeLists.txt accepts "
+                f"('GCC-{src.gcc_minimum} or newer is required to compile PyTorch').",
+                f"install g++-{src.gcc_minimum.split('.')[0]} or newer and export CXX=g++-N CC=gcc-N",
+            )
+        )
     # third-party components --------------------------------------------------------------
     release = known_release(src.version)
     if release is None:
@@ -78,12 +112,24 @@ def release_findings(facts: Facts, *, kind: str | None, target: str | None, targ
     opts = dict(options or {})
     opts.setdefault("USE_CUDA", "ON" if cuda_on else "OFF")
     cmake = facts.tools.get("cmake")
-    selected = select_workarounds(release, src, facts.system_libs, system_libs=system_libs,
-                                  cmake_version=cmake.version if cmake is not None else None)
+    selected = select_workarounds(
+        release,
+        src,
+        facts.system_libs,
+        system_libs=system_libs,
+        cmake_version=cmake.version if cmake is not None else None,
+    )
     covered = {s.workaround.component: s.workaround.id for s in selected if s.workaround.component}
-    report = check_components(src, release, system_libs=system_libs, libs=facts.system_libs, options=opts,
-                              python=py.executable or "python", is_root=getattr(facts.os, "is_root", None) is not False,
-                              worked_around=covered)
+    report = check_components(
+        src,
+        release,
+        system_libs=system_libs,
+        libs=facts.system_libs,
+        options=opts,
+        python=py.executable or "python",
+        is_root=getattr(facts.os, "is_root", None) is not False,
+        worked_around=covered,
+    )
     out.extend(_component_findings(report, src.path))
     return out
 
@@ -96,11 +142,17 @@ def _component_findings(report: SourceReport, tree: str) -> list[Finding]:
     modified = [c for c in report.components if c.state == "modified"]
     debian_min = [c for c in report.components if c.state == "system" and c.min_version]
     if debian_min:
-        out.append(Finding("system_libs", "warning",
-                           "system copies older than Debian's PyTorch package asks for (no failure known to torchbuild; "
-                           "a compile error in them is the first thing to suspect): "
-                           + ", ".join(f"{c.provider.removeprefix('apt: ')} < {c.min_version}" for c in debian_min) + ".",
-                           "install newer packages if the build fails there (the record names these versions)"))
+        out.append(
+            Finding(
+                "system_libs",
+                "warning",
+                "system copies older than Debian's PyTorch package asks for (no failure known to torchbuild; "
+                "a compile error in them is the first thing to suspect): "
+                + ", ".join(f"{c.provider.removeprefix('apt: ')} < {c.min_version}" for c in debian_min)
+                + ".",
+                "install newer packages if the build fails there (the record names these versions)",
+            )
+        )
     old = [c for c in report.components if c.state in ("too-old", "worked-around")]
     if missing:
         names = ", ".join(f"{c.path}" + (f" ({c.feature})" if c.feature else "") for c in missing)
@@ -108,37 +160,69 @@ def _component_findings(report: SourceReport, tree: str) -> list[Finding]:
         if report.git:
             ways.append(f"fetch them: git -C {tree} submodule update --init --recursive")
         else:
-            ways.append("fetch them: clone each component's repository at the release's commit into its path "
-                        "(torchbuild source check --json lists repo and commit), or unpack a source archive that "
-                        "includes them")
+            ways.append(
+                "fetch them: clone each component's repository at the release's commit into its path "
+                "(torchbuild source check --json lists repo and commit), or unpack a source archive that "
+                "includes them"
+            )
         sysable = [c for c in missing if c.system_switch]
         if sysable and not report.system_libs:
-            ways.append(f"build against system libraries: --system-libs ({len(sysable)} of them have a USE_SYSTEM_* switch)")
+            ways.append(
+                f"build against system libraries: --system-libs ({len(sysable)} of them have a USE_SYSTEM_* switch)"
+            )
         if report.install_commands:
             ways.append("install the system packages: " + " && ".join(report.install_commands))
-        feats = sorted({f.strip() for c in missing for f in c.feature.split("|") if f.strip()})
+        feats = sorted(
+            {
+                f.strip()
+                for c in missing
+                for f in (c.feature.split("&")[-1:] if "&" in c.feature else c.feature.split("|"))
+                if f.strip()
+            }
+        )
         if feats:
             ways.append("turn the features off: " + " ".join(f"--set {f}=0" for f in feats))
-        out.append(Finding("submodules", "error",
-                           f"{len(missing)} third-party components PyTorch {report.release} needs are missing from the "
-                           f"tree{' and the system' if report.system_libs else ''}: {names}. CMake would stop at the first.",
-                           "; or ".join(ways)))
+        out.append(
+            Finding(
+                "submodules",
+                "error",
+                f"{len(missing)} third-party components PyTorch {report.release} needs are missing from the "
+                f"tree{' and the system' if report.system_libs else ''}: {names}. CMake would stop at the first.",
+                "; or ".join(ways),
+            )
+        )
     if modified:
-        out.append(Finding("submodules", "warning",
-                           f"{len(modified)} submodules are at other commits than the tree records: "
-                           + ", ".join(c.path for c in modified) + ".",
-                           f"git -C {tree} submodule update --init --recursive"))
+        out.append(
+            Finding(
+                "submodules",
+                "warning",
+                f"{len(modified)} submodules are at other commits than the tree records: "
+                + ", ".join(c.path for c in modified)
+                + ".",
+                f"git -C {tree} submodule update --init --recursive",
+            )
+        )
     for c in old:
         if c.state == "worked-around":
-            out.append(Finding("system_libs", "warning",
-                               f"{c.name}: {c.detail} before the build (plan --explain lists it).",
-                               f"upgrade {c.provider.split()[1] if c.provider.startswith('apt:') else c.name} to "
-                               f"{c.min_version} or newer to build without it"))
+            out.append(
+                Finding(
+                    "system_libs",
+                    "warning",
+                    f"{c.name}: {c.detail} before the build (plan --explain lists it).",
+                    f"upgrade {c.provider.split()[1] if c.provider.startswith('apt:') else c.name} to "
+                    f"{c.min_version} or newer to build without it",
+                )
+            )
         else:
             pkg = c.provider.split()[1] if c.provider.startswith("apt:") else c.name
-            out.append(Finding("system_libs", "error",
-                               f"{c.name}: {c.detail}; the compile would fail on what the newer version declares. "
-                               "Stopped before compiling.",
-                               f"install {pkg} {c.min_version} or newer, or let the build use the tree's own copy "
-                               f"(put {c.path} in place and drop --system-libs for it: --set {c.system_switch}=OFF)"))
+            out.append(
+                Finding(
+                    "system_libs",
+                    "error",
+                    f"{c.name}: {c.detail}; the compile would fail on what the newer version declares. "
+                    "Stopped before compiling.",
+                    f"install {pkg} {c.min_version} or newer, or let the build use the tree's own copy "
+                    f"(put {c.path} in place and drop --system-libs for it: --set {c.system_switch}=OFF)",
+                )
+            )
     return out

@@ -25,13 +25,23 @@ class Selected:
     def to_dict(self) -> dict[str, object]:
         """JSON-ready: id, kind, settings, patch, files, why, reason, undo, source (citation text)."""
         w = self.workaround
-        return {"id": w.id, "kind": w.kind, "settings": dict(w.settings), "patch": w.patch, "files": list(w.files),
-                "component": w.component, "why": w.why, "reason": self.reason, "undo": w.undo,
-                "source": cite(w.source, "workarounds")}
+        return {
+            "id": w.id,
+            "kind": w.kind,
+            "settings": dict(w.settings),
+            "patch": w.patch,
+            "files": list(w.files),
+            "component": w.component,
+            "why": w.why,
+            "reason": self.reason,
+            "undo": w.undo,
+            "source": cite(w.source, "workarounds"),
+        }
 
 
-def _holds(key: str, value: str, tree: SourceTree, libs: SystemLibs | None, system_libs: bool,
-           cmake_version: str | None) -> str | None:
+def _holds(
+    key: str, value: str, tree: SourceTree, libs: SystemLibs | None, system_libs: bool, cmake_version: str | None
+) -> str | None:
     """The reason text when condition ``key = value`` holds, else None."""
     if key == "system_libs":
         return "--system-libs" if system_libs == (value == "on") else None
@@ -45,11 +55,13 @@ def _holds(key: str, value: str, tree: SourceTree, libs: SystemLibs | None, syst
         want = tree.flatbuffers_headers.get(value)
         if libs is None or not libs.flatc or not want or "third_party/flatbuffers" in tree.vendored:
             return None
-        return (f"{value} asserts FlatBuffers {want}, the system flatc is {libs.flatc}"
-                if want != libs.flatc else None)
+        return f"{value} asserts FlatBuffers {want}, the system flatc is {libs.flatc}" if want != libs.flatc else None
     if key == "install_rpath":
-        return (f"cmake/Dependencies.cmake sets CMAKE_INSTALL_RPATH {tree.install_rpath}"
-                if tree.install_rpath is not None and tree.install_rpath == value else None)
+        return (
+            f"cmake/Dependencies.cmake sets CMAKE_INSTALL_RPATH {tree.install_rpath}"
+            if tree.install_rpath is not None and tree.install_rpath == value
+            else None
+        )
     if key == "cmake_from":
         if not cmake_version:
             return None
@@ -57,8 +69,9 @@ def _holds(key: str, value: str, tree: SourceTree, libs: SystemLibs | None, syst
     return None
 
 
-def select_workarounds(release: str, tree: SourceTree, libs: SystemLibs | None, *, system_libs: bool,
-                       cmake_version: str | None) -> list[Selected]:
+def select_workarounds(
+    release: str, tree: SourceTree, libs: SystemLibs | None, *, system_libs: bool, cmake_version: str | None
+) -> list[Selected]:
     """The workarounds of ``release`` whose every ``when`` condition holds.
 
     :param release: major.minor (``"2.6"``).

@@ -18,8 +18,14 @@ from pathlib import Path
 
 from .model import SystemLibs
 
-__all__ = ["SystemLibQuestions", "probe_system_libs", "include_dirs", "parse_dpkg_query", "parse_flatc_version",
-           "header_declares"]
+__all__ = [
+    "SystemLibQuestions",
+    "probe_system_libs",
+    "include_dirs",
+    "parse_dpkg_query",
+    "parse_flatc_version",
+    "header_declares",
+]
 
 
 @dataclass
@@ -52,8 +58,9 @@ def include_dirs(env: dict[str, str] | None = None) -> list[Path]:
 
 
 def parse_dpkg_query(text: str) -> dict[str, str]:
-    """``{package: version}`` for installed packages from ``dpkg-query -W -f '${Package}\\t${Version}\\t${db:Status-Abbrev}\\n'``
-    output (a line per package; only status ``ii``, installed, counts; ``:amd64`` suffixes dropped)."""
+    """``{package: version}`` for installed packages from the output of
+    ``dpkg-query -W -f '${Package}\\t${Version}\\t${db:Status-Abbrev}\\n'`` (a line per package;
+    only status ``ii``, installed, counts; ``:amd64`` suffixes dropped)."""
     out: dict[str, str] = {}
     for line in text.splitlines():
         parts = line.split("\t")
@@ -109,8 +116,12 @@ def probe_system_libs(q: SystemLibQuestions, sys_path: list[str], env: dict[str,
     libs = SystemLibs()
     dpkg = shutil.which("dpkg-query")
     if dpkg and q.debian:
-        proc = subprocess.run([dpkg, "-W", "-f", "${Package}\t${Version}\t${db:Status-Abbrev}\n", *q.debian],
-                              capture_output=True, text=True, timeout=30)
+        proc = subprocess.run(
+            [dpkg, "-W", "-f", "${Package}\t${Version}\t${db:Status-Abbrev}\n", *q.debian],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         libs.debian = parse_dpkg_query(proc.stdout)
         libs.package_manager = "apt-get"
     elif shutil.which("dnf"):
@@ -127,7 +138,8 @@ def probe_system_libs(q: SystemLibQuestions, sys_path: list[str], env: dict[str,
         path = libs.headers.get(h)
         if path:
             try:
-                libs.symbols[f"{h}:{sym}"] = header_declares(Path(path).read_text(errors="replace"), sym)
+                text = Path(path).read_text(errors="replace")
+                libs.symbols[f"{h}:{sym}"] = header_declares(text, sym)
             except OSError:
                 pass
     libs.pypi = _dist_versions(sys_path, q.pypi)

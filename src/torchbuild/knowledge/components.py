@@ -16,8 +16,16 @@ from dataclasses import dataclass, field
 
 from . import load
 
-__all__ = ["Component", "Pin", "Workaround", "components_for", "component_releases", "pin_for", "workarounds_for",
-           "cite"]
+__all__ = [
+    "Component",
+    "Pin",
+    "Workaround",
+    "components_for",
+    "component_releases",
+    "pin_for",
+    "workarounds_for",
+    "cite",
+]
 
 
 @dataclass(frozen=True)
@@ -98,26 +106,47 @@ def _tuple(v: object) -> tuple[str, ...]:
     return tuple(str(x) for x in v)  # type: ignore[union-attr]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _components() -> tuple[Component, ...]:
     doc = load("pytorch_components")
     out = []
     for r in doc.get("component", []):
-        out.append(Component(
-            name=r["name"], path=r["path"], repo=r.get("repo", ""), releases=_tuple(r.get("releases")),
-            feature=r.get("feature", ""), system_switch=r.get("system_switch", ""),
-            in_system_libs=bool(r.get("in_system_libs", False)), debian=_tuple(r.get("debian")),
-            pypi=_tuple(r.get("pypi")), header=r.get("header", ""), pkgconfig=r.get("pkgconfig", ""),
-            header_only=bool(r.get("header_only", False)), alt_paths=_tuple(r.get("alt_paths")), source=_tuple(r.get("source"))))
+        out.append(
+            Component(
+                name=r["name"],
+                path=r["path"],
+                repo=r.get("repo", ""),
+                releases=_tuple(r.get("releases")),
+                feature=r.get("feature", ""),
+                system_switch=r.get("system_switch", ""),
+                in_system_libs=bool(r.get("in_system_libs", False)),
+                debian=_tuple(r.get("debian")),
+                pypi=_tuple(r.get("pypi")),
+                header=r.get("header", ""),
+                pkgconfig=r.get("pkgconfig", ""),
+                header_only=bool(r.get("header_only", False)),
+                alt_paths=_tuple(r.get("alt_paths")),
+                source=_tuple(r.get("source")),
+            )
+        )
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pins() -> tuple[Pin, ...]:
     doc = load("pytorch_components")
-    return tuple(Pin(component=r["component"], release=r["release"], commit=r.get("commit", ""),
-                     version=r.get("version", ""), min_debian=r.get("min_debian", ""),
-                     known_failure=r.get("known_failure", ""), source=_tuple(r.get("source"))) for r in doc.get("pin", []))
+    return tuple(
+        Pin(
+            component=r["component"],
+            release=r["release"],
+            commit=r.get("commit", ""),
+            version=r.get("version", ""),
+            min_debian=r.get("min_debian", ""),
+            known_failure=r.get("known_failure", ""),
+            source=_tuple(r.get("source")),
+        )
+        for r in doc.get("pin", [])
+    )
 
 
 def component_releases() -> list[str]:
@@ -144,14 +173,25 @@ def cite(keys: tuple[str, ...] | list[str], name: str = "pytorch_components") ->
     return "; ".join(sources.get(k, k) for k in keys)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _workarounds() -> tuple[Workaround, ...]:
     doc = load("workarounds")
-    return tuple(Workaround(
-        id=r["id"], releases=_tuple(r.get("releases")), kind=r["kind"], when=dict(r.get("when", {})),
-        why=r.get("why", ""), settings={k: str(v) for k, v in r.get("settings", {}).items()},
-        patch=r.get("patch", ""), files=_tuple(r.get("files")), undo=r.get("undo", ""),
-        component=r.get("component", ""), source=_tuple(r.get("source"))) for r in doc.get("workaround", []))
+    return tuple(
+        Workaround(
+            id=r["id"],
+            releases=_tuple(r.get("releases")),
+            kind=r["kind"],
+            when=dict(r.get("when", {})),
+            why=r.get("why", ""),
+            settings={k: str(v) for k, v in r.get("settings", {}).items()},
+            patch=r.get("patch", ""),
+            files=_tuple(r.get("files")),
+            undo=r.get("undo", ""),
+            component=r.get("component", ""),
+            source=_tuple(r.get("source")),
+        )
+        for r in doc.get("workaround", [])
+    )
 
 
 def workarounds_for(release: str) -> list[Workaround]:
