@@ -108,7 +108,7 @@ def test_old_gcc_for_target_is_an_error():
 
 def test_missing_submodules_error_names_them_and_the_command():
     f = base()
-    f.source = SourceTree(path="/src/pytorch", kind="pytorch", version="2.14.0a0", git_sha="a" * 40, submodules=[
+    f.source = SourceTree(path="/src/pytorch", kind="pytorch", version="2.13.0a0", git_sha="a" * 40, submodules=[
         Submodule(name="third_party/pybind11", path="third_party/pybind11", present=True, state="ok"),
         Submodule(name="third_party/NNPACK_deps/pthreadpool", path="third_party/pthreadpool", present=False,
                   state="uninitialized")])
