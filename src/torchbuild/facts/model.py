@@ -64,6 +64,9 @@ class OSInfo:
     distro_id: str | None = None
     #: ``VERSION_ID`` from ``/etc/os-release`` (``"18.04"``, ``"12"``).
     distro_version: str | None = None
+    #: whether torchbuild runs as root (effective uid 0); None when unknown (recorded facts
+    #: from before this field): a fix then names ``sudo`` only when this is not True.
+    root: bool | None = None
 
 
 @dataclass
