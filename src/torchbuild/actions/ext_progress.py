@@ -12,7 +12,10 @@ compiles, comes from
 2. the ``setup.py`` run: ``setup.py`` is run once more, beside the build, with
    ``setuptools.setup`` replaced by a function that prints how many sources each
    ``ext_modules`` entry has and exits (nothing is built; the plan's environment is used,
-   so ``FORCE_CUDA`` and the like choose the same extensions); else
+   so ``FORCE_CUDA`` and the like choose the same extensions).  It runs beside the build
+   (a torch import, the seconds pip's own run of setup.py spends too); when the build's
+   compiles finish first, the end of the build waits for it up to a minute, so the last
+   line and the record have the total; else
 3. nothing: the progress line shows ``[N]`` alone.
 """
 
@@ -122,6 +125,7 @@ def start(tracker: ProgressTracker, plan: Any, tree: Path, env: Mapping[str, str
     thread = threading.Thread(target=count, name="torchbuild-count-sources", daemon=True)
     thread.start()
     entry["_thread"] = thread
+    tracker.wait_total = thread.join
     return entry
 
 

@@ -72,6 +72,9 @@ class ProgressTracker:
     sources_total: int = 0
     #: seconds the same plan's compiles took in an earlier build (for the ETA), or None
     expected_seconds: float | None = None
+    #: waits (at most the given seconds) for a total still being counted; called when the
+    #: command ends, so its last progress line and the record have the total
+    wait_total: Callable[[float], None] | None = field(default=None, repr=False)
     _compile_start: float | None = None
     _run_start: float = 0.0
     _run_done0: int = 0
@@ -303,6 +306,7 @@ def run_logged(
     task = None
     last_print = 0.0
     last_desc = ""
+    last_compiles = 0
     if live:
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                    TimeRemainingColumn)
@@ -341,7 +345,9 @@ def run_logged(
                 done, total = tracker.bar()
                 progress.update(task, phase=tracker.phase, completed=done, total=total or None,
                                 last=tracker.last_line[-60:])
-            elif now - last_print >= 5.0:
+            elif now - last_print >= (1.0 if tracker.compiles != last_compiles else 5.0):
+                # a setuptools compile started: say so within a second, so [N/M] is seen to rise
+                last_compiles = tracker.compiles
                 desc = tracker.describe()
                 if desc != last_desc or now - last_print >= 60.0:  # a heartbeat at least once a minute
                     console.print(f"{desc}  ({_fmt_secs(now - start)} elapsed)", markup=False, highlight=False)
@@ -364,6 +370,8 @@ def run_logged(
         if proc.poll() is None:
             _stop_group(proc, grace=2.0)
     tracker.finish()
+    if tracker.compiles and not tracker.sources_total and tracker.wait_total is not None:
+        tracker.wait_total(60.0)
     seconds = time.monotonic() - start
     if not live and tracker.describe() != last_desc:
         console.print(f"{tracker.describe()}  ({_fmt_secs(seconds)} elapsed)", markup=False, highlight=False)

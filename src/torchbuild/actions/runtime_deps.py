@@ -20,7 +20,6 @@ never arrive, and the extension fails to import (``No module named 'scipy'``).  
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import zipfile
 from collections.abc import Mapping
@@ -147,7 +146,19 @@ def _report_items(path: Path) -> list[dict[str, str]]:
     return out
 
 
-_CONFLICT = re.compile(r"^(The conflict is caused by:|\s+The user requested|\s+\S+ \S+ depends on|\s+.*constraint)", re.M)
+def _conflict_lines(text: str) -> list[str]:
+    """pip's explanation of a ResolutionImpossible: the lines after ``The conflict is
+    caused by:`` up to the next blank line (pip 23 output)."""
+    out: list[str] = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip() == "The conflict is caused by:":
+            for nxt in lines[i + 1:]:
+                if not nxt.strip():
+                    break
+                out.append(nxt.strip())
+            break
+    return out
 
 
 def check(python: str, wheel: Path, torch_version: str | None, work: Path, env: Mapping[str, str],
@@ -181,7 +192,7 @@ def check(python: str, wheel: Path, torch_version: str | None, work: Path, env: 
     proc = _pip(python, args, env, log)
     if proc.returncode != 0:
         text = proc.stderr + proc.stdout
-        lines = [m.group(0).strip() for m in _CONFLICT.finditer(text)] or text.strip().splitlines()[-2:]
+        lines = _conflict_lines(text) or text.strip().splitlines()[-2:]
         why = "; ".join(lines) or "pip failed"
         needs_torch = "torch" in why.lower() and pin is not None
         raise RuntimeRequirementsError(
