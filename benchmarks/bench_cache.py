@@ -195,9 +195,9 @@ def main() -> None:
                   f"ratio {noop / pip_e:5.2f}   (PyTorch 2.13's documented develop command; no goal)")
 
             if not args.skip_scatter:
-                import venv as _venv
+                from support.venvs import overlay_venv
 
-                _venv.EnvBuilder(system_site_packages=True, with_pip=False, symlinks=True).create(base / "ext-venv")
+                overlay_venv(base / "ext-venv")  # sees this interpreter's torch, installs into itself
                 sc = ["torch-scatter==2.1.2", "--cache", "sccache", "--python", str(base / "ext-venv" / "bin" / "python")]
                 cold, r1 = torchbuild(env, *sc)
                 src = Path(r1["result"]["source"])
@@ -211,7 +211,9 @@ def main() -> None:
                     sys.exit(f"the second torch-scatter build compiled nothing ({info['cache']}): it was not clean")
                 line("torch-scatter 2.1.2: warm clean build / cold", cold, warm, 0.15, info["cache"])
         finally:
-            exe = shutil.which("sccache")
+            from torchbuild.actions.compile_cache import find_tool
+
+            exe = find_tool("sccache")
             if exe:
                 subprocess.run([exe, "--stop-server"], env=env, capture_output=True, timeout=30)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -136,7 +135,9 @@ def scatter_build(tmp_path_factory, ext_venv):
                 clean_cache_env=True)
     assert r.returncode == 0, f"torch-scatter build failed:\n{r.stderr[-6000:]}"
     yield ScatterBuild(r, r.json, ext_venv, cache, env)
-    sccache = shutil.which("sccache")
+    from torchbuild.actions.compile_cache import find_tool
+
+    sccache = find_tool("sccache")  # next to this interpreter (a dependency), else on PATH
     if sccache:
         stop_env = {k: v for k, v in os.environ.items() if not k.startswith(CACHE_PREFIXES)}
         stop_env.update(env)
