@@ -13,9 +13,9 @@ compiles, comes from
    ``setuptools.setup`` replaced by a function that prints how many sources each
    ``ext_modules`` entry has and exits (nothing is built; the plan's environment is used,
    so ``FORCE_CUDA`` and the like choose the same extensions).  It runs beside the build
-   (a torch import, the seconds pip's own run of setup.py spends too); when the build's
-   compiles finish first, the end of the build waits for it up to a minute, so the last
-   line and the record have the total; else
+   (a torch import, the seconds pip's own run of setup.py spends too); when the first
+   compile starts before it is done, the progress display waits for it (up to two
+   minutes; the build itself goes on, its output waiting in the pipe); else
 3. nothing: the progress line shows ``[N]`` alone.
 """
 

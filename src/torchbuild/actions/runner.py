@@ -32,6 +32,8 @@ __all__ = ["ProgressTracker", "RunResult", "run_logged", "open_new_log"]
 
 NINJA_STATUS = re.compile(rb"^\[(\d+)/(\d+)\]\s*(.*)$")
 SETUPTOOLS_EXT = re.compile(rb"^building '([^']+)' extension")
+#: seconds the display waits at the first compile for a total still being counted
+WAIT_TOTAL_S = 120.0
 #: One compile that setuptools (distutils' ``spawn``) echoes before running it when ninja is
 #: off (``use_ninja=False``, as torch-scatter's setup.py): the compiler (a path or a name:
 #: gcc, g++, cc, c++, clang, clang++, nvcc, with a target prefix or version suffix, or
@@ -72,8 +74,8 @@ class ProgressTracker:
     sources_total: int = 0
     #: seconds the same plan's compiles took in an earlier build (for the ETA), or None
     expected_seconds: float | None = None
-    #: waits (at most the given seconds) for a total still being counted; called when the
-    #: command ends, so its last progress line and the record have the total
+    #: waits (at most the given seconds) for a total still being counted; called at the
+    #: first compile and when the command ends
     wait_total: Callable[[float], None] | None = field(default=None, repr=False)
     _compile_start: float | None = None
     _run_start: float = 0.0
@@ -118,6 +120,11 @@ class ProgressTracker:
             self.compiles += 1
             if self._compile_start is None:
                 self._compile_start = now
+                if not self.sources_total and self.wait_total is not None:
+                    # the count of sources runs beside the build (a torch import, as pip's own
+                    # run of setup.py); wait for it here, so [N/M] has its M from the first
+                    # compile.  Only the display waits: the build's output stays in the pipe.
+                    self.wait_total(WAIT_TOTAL_S)
             self._set_phase("python extensions", now)
             return
         m = SETUPTOOLS_EXT.match(stripped)
