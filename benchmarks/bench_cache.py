@@ -3,6 +3,14 @@
 1. The test tree (minitorch, PyTorch kind) with ccache: cold build (empty cache) vs a
    second build from a clean build directory with the warm cache.  Goal <= 0.15.
 2. ``torch-scatter==2.1.2`` (the real sdist) with sccache: the same comparison.  Goal <= 0.15.
+4. The README's scenario on a fresh machine (issue 10): a fresh venv made with the
+   README's install command (``python -m venv``, then ``python -m pip install -e REPO
+   torch==2.13.0``), the ``torch-scatter==2.1.2`` sdist unpacked into two different
+   folders, each built with that venv's ``torchbuild build DIR`` and nothing else (the
+   default ``--cache auto``, which finds the sccache that torchbuild's install put next to
+   the venv's interpreter; PATH folders holding another sccache are left out).  One cache
+   for both builds.  Goal: second build <= 0.15x the first; the hit counts are printed.
+   ``--skip-readme`` skips it (the install and two builds: about 8 minutes on 2 cores).
 3. No-op rebuild: ``torchbuild build`` on the up-to-date test tree (goal <= 2 s), and
    against ``python setup.py develop`` on the same up-to-date tree (goal <= 0.5).  For
    context only, it is also compared with ``pip install --no-build-isolation -v -e .``,
@@ -23,7 +31,7 @@ and byte-compiles torchbuild (``compileall``, into the usual ``__pycache__`` fol
 which git ignores) before the first timed run.  Each no-op is timed ``--repeat`` times
 (median).
 
-    python benchmarks/bench_cache.py [--skip-scatter] [--repeat N]
+    python benchmarks/bench_cache.py [--skip-scatter] [--skip-readme] [--readme-only] [--repeat N]
 """
 
 from __future__ import annotations
@@ -86,10 +94,57 @@ def line(name: str, a: float, b: float, goal: float, cache: dict | None = None) 
           f"{'met' if ratio <= goal else 'MISSED'}{extra}", flush=True)
 
 
+def readme_scenario(base: Path, env: dict) -> None:
+    """Part 4 of the module docstring."""
+    import tarfile
+
+    venv = base / "readme-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    t = time.perf_counter()
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "-e", str(REPO), "torch==2.13.0"], env=env, check=True,
+                   timeout=3600)
+    print(f"README install command in a fresh venv: {time.perf_counter() - t:.1f} s", flush=True)
+    sd = base / "readme-sdist"
+    subprocess.run([str(py), "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "--no-build-isolation",
+                    "-d", str(sd), "torch-scatter==2.1.2"], env=env, check=True, timeout=600)
+    sdist = next(sd.glob("*.tar.gz"))
+    trees = []
+    for where in ("first/src", "second/elsewhere"):
+        folder = base / where
+        folder.mkdir(parents=True)
+        with tarfile.open(sdist) as tf:
+            tf.extractall(folder, filter="data")
+        trees.append(next(folder.iterdir()))
+    own = str(venv / "bin")
+    run_env = dict(env)
+    run_env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
+                                      if d and d != own and not (Path(d) / "sccache").exists())
+    walls, caches = [], []
+    for tree in trees:
+        t = time.perf_counter()
+        proc = subprocess.run([str(venv / "bin" / "torchbuild"), "build", str(tree), "--json"], env=run_env,
+                              capture_output=True, text=True, timeout=3600)
+        walls.append(time.perf_counter() - t)
+        if proc.returncode != 0:
+            sys.exit(f"torchbuild build {tree} failed:\n{proc.stderr[-4000:]}")
+        rec = json.loads(Path(json.loads(proc.stdout)["record"]).read_text())
+        cache = rec.get("compile_cache") or {}
+        caches.append(cache)
+        print(f"  {tree}: {walls[-1]:.1f} s, cache {cache.get('tool')} at {cache.get('exe')}: {cache.get('hits')} hits, "
+              f"{cache.get('misses')} misses", flush=True)
+    line("README scenario: 2nd copy / 1st (fresh venv)", walls[0], walls[1], 0.15, caches[1])
+    exe = caches[0].get("exe")
+    if exe:
+        subprocess.run([exe, "--stop-server"], env=run_env, capture_output=True, timeout=30)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-scatter", action="store_true", help="skip the torch-scatter comparison (about 3 minutes)")
     ap.add_argument("--repeat", type=int, default=9, help="runs of each no-op command (median); default 9")
+    ap.add_argument("--skip-readme", action="store_true", help="skip the README scenario (part 4)")
+    ap.add_argument("--readme-only", action="store_true", help="run only the README scenario (part 4)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="tb-bench-cache-") as tmp:
         base = Path(tmp)
@@ -100,7 +155,12 @@ def main() -> None:
         env.pop("PYTHONPYCACHEPREFIX", None)
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "src" / "torchbuild")], env=env, check=True,
                        stdout=subprocess.DEVNULL)
+        if args.readme_only:
+            readme_scenario(base, env)
+            return
         try:
+            if not args.skip_readme:
+                readme_scenario(base, env)
             venv = make_build_venv(base / "venv")
             tree = make_minitorch(base / "pytorch")
             mt = [str(tree), "--python", str(venv), "--no-cuda", "--force", "--cache", "ccache"]
@@ -135,9 +195,9 @@ def main() -> None:
                   f"ratio {noop / pip_e:5.2f}   (PyTorch 2.13's documented develop command; no goal)")
 
             if not args.skip_scatter:
-                import venv as _venv
+                from support.venvs import overlay_venv
 
-                _venv.EnvBuilder(system_site_packages=True, with_pip=False, symlinks=True).create(base / "ext-venv")
+                overlay_venv(base / "ext-venv")  # sees this interpreter's torch, installs into itself
                 sc = ["torch-scatter==2.1.2", "--cache", "sccache", "--python", str(base / "ext-venv" / "bin" / "python")]
                 cold, r1 = torchbuild(env, *sc)
                 src = Path(r1["result"]["source"])
@@ -151,7 +211,9 @@ def main() -> None:
                     sys.exit(f"the second torch-scatter build compiled nothing ({info['cache']}): it was not clean")
                 line("torch-scatter 2.1.2: warm clean build / cold", cold, warm, 0.15, info["cache"])
         finally:
-            exe = shutil.which("sccache")
+            from torchbuild.actions.compile_cache import find_tool
+
+            exe = find_tool("sccache")
             if exe:
                 subprocess.run([exe, "--stop-server"], env=env, capture_output=True, timeout=30)
 

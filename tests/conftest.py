@@ -3,24 +3,25 @@
 Real builds are slow on 2 cores (torch-scatter CPU: about 2.5 min), so one real build
 serves every test that needs it: :func:`scatter_build` builds the real PyPI sdist
 ``torch-scatter==2.1.2`` once per session with the real CLI, into a venv that sees the
-installed torch 2.13.0 (``--system-site-packages``) so nothing is installed into the
-Python running the tests.
+packages of the Python running the tests (torch 2.13.0; :mod:`support.venvs`) so nothing
+is installed into that Python.  :func:`cuda_torch_python` installs the CUDA build of torch
+2.14.1 into a venv of its own, once per session, for every test that needs it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
-import venv
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from support.venvs import overlay_venv
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -76,12 +77,25 @@ def cli():
 
 @pytest.fixture(scope="session")
 def ext_venv(tmp_path_factory) -> Path:
-    """A venv that sees the global site-packages (torch 2.13.0+cpu, setuptools) but installs
-    into itself; returns its python."""
-    d = tmp_path_factory.mktemp("ext-venv") / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False, symlinks=True).create(d)
-    # pip of the base interpreter, run as this venv's python, installs into the venv
-    return d / "bin" / "python"
+    """A venv that sees the packages of the Python running the tests (torch 2.13.0+cpu,
+    setuptools, pip) but installs into itself; returns its python."""
+    # the suite's pip, run as this venv's python, installs into the venv
+    return overlay_venv(tmp_path_factory.mktemp("ext-venv") / "venv")
+
+
+@pytest.fixture(scope="session")
+def cuda_torch_python(tmp_path_factory) -> Path:
+    """A venv of its own with the CUDA build ``torch==2.14.1`` (+cu130, several GB from the
+    wheel files this machine's pip finds; a few minutes) and setuptools; returns its python.
+    Skips, saying why, only where pip cannot install it."""
+    d = tmp_path_factory.mktemp("cu-venv") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(d)], check=True, timeout=300)
+    py = d / "bin" / "python"
+    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "torch==2.14.1", "setuptools"],
+                       capture_output=True, text=True, timeout=3600)  # took over 25 min on a loaded 2-core machine
+    if r.returncode != 0:
+        pytest.skip(f"cannot install the CUDA build torch==2.14.1 here: {r.stderr.strip().splitlines()[-1:]}")
+    return py
 
 
 @dataclass
@@ -121,7 +135,9 @@ def scatter_build(tmp_path_factory, ext_venv):
                 clean_cache_env=True)
     assert r.returncode == 0, f"torch-scatter build failed:\n{r.stderr[-6000:]}"
     yield ScatterBuild(r, r.json, ext_venv, cache, env)
-    sccache = shutil.which("sccache")
+    from torchbuild.actions.compile_cache import find_tool
+
+    sccache = find_tool("sccache")  # next to this interpreter (a dependency), else on PATH
     if sccache:
         stop_env = {k: v for k, v in os.environ.items() if not k.startswith(CACHE_PREFIXES)}
         stop_env.update(env)

@@ -30,6 +30,7 @@ __all__ = [
     "BuildFailedError",
     "VerifyFailedError",
     "InterruptedBuildError",
+    "RuntimeRequirementsError",
 ]
 
 
@@ -109,3 +110,11 @@ class InterruptedBuildError(TorchbuildError):
     """The user pressed Ctrl-C; the process group was stopped, the tree is resumable."""
 
     exit_code = 130
+
+
+class RuntimeRequirementsError(TorchbuildError):
+    """A built extension's own runtime requirements cannot be installed with the torch it
+    was built against held fixed (or pip cannot resolve them); raised before anything is
+    installed (exit 1)."""
+
+    exit_code = 1

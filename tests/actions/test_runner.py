@@ -52,12 +52,35 @@ def test_tracker_reads_setuptools_steps_and_ninja_restarts():
     for line in [b"running build_ext", b"building 'pkg._a' extension", b"gcc -c a.cpp", b"building 'pkg._b' extension"]:
         t.feed(line, now=1.0)
     assert t.phase == "python extensions" and t.steps == ["pkg._a", "pkg._b"]
-    assert "step 2: building 'pkg._b' extension" in t.describe()
+    assert t.compiles == 1 and "[1] building 'pkg._b' extension" in t.describe()  # no total known: [N] alone
+    t2 = ProgressTracker()
+    t2.feed(b"building 'pkg._a' extension", now=1.0)
+    assert "step 1: building 'pkg._a' extension" in t2.describe()  # no compile echoed yet
     t.feed(b"[1/10] Building CXX object x.o", now=2.0)
     t.feed(b"[10/10] Linking CXX shared library libx.so", now=3.0)
     assert (t.done, t.total, t.phase) == (10, 10, "link")
     t.feed(b"[1/3] Building CXX object y.o", now=4.0)  # a second ninja run starts over
     assert (t.done, t.total, t.phase) == (1, 3, "compile")
+
+
+def test_setuptools_compiles_count_up_to_the_known_total_with_an_eta_from_an_earlier_build():
+    """Lines as setuptools echoes them without ninja (torch-scatter's log, pip -v indents them)."""
+    t = ProgressTracker(sources_total=3, expected_seconds=30.0)
+    lines = [b"  building 'torch_scatter._scatter_cpu' extension",
+             b"  /t/.torchbuild/wrappers/g++ -Wsign-compare -DNDEBUG -g -fwrapv -O3 -Wall -fPIC -I/t/csrc "
+             b"-c csrc/scatter.cpp -o /t/build/temp/csrc/scatter.o -O3 -std=c++17",
+             b"  /t/.torchbuild/wrappers/g++ -I/t/csrc -c csrc/cpu/scatter_cpu.cpp -o /t/build/temp/scatter_cpu.o",
+             b"  /t/.torchbuild/wrappers/g++ -shared /t/build/temp/scatter.o -o /t/build/lib/_scatter_cpu.so",
+             b"  /usr/local/cuda/bin/nvcc -I/t/csrc -c csrc/cuda/scatter_cuda.cu -o /t/build/temp/scatter_cuda.o"]
+    seen = []
+    for line in lines:
+        t.feed(line)
+        seen.append(t.compiles)
+    assert seen == [0, 1, 2, 2, 3]  # the link line is not a compile
+    text = t.describe()
+    assert "[3/3]" in text and "building 'torch_scatter._scatter_cpu' extension" in text and "ETA" in text
+    assert t.bar() == (3, 3)
+    assert 0 <= t.compile_eta <= 30.0
 
 
 def test_logs_are_never_overwritten(tmp_path):
@@ -131,3 +154,25 @@ def test_no_work_is_recognised_from_ninja_output():
     t3.feed(b"ninja: no work to do.")
     assert t3.no_work
     assert not ProgressTracker().no_work  # no ninja at all: unknown, not "no work"
+
+
+def test_plain_progress_shows_setuptools_compiles_rising_to_the_total(tmp_path, capfd):
+    """A real process that prints what setuptools prints without ninja, a compile every
+    1.2 s: each [N/M] is shown as it happens (within a second), N rises and reaches M."""
+    import re
+    import sys
+
+    script = ("import time\nprint(\"building 'pkg._C' extension\", flush=True)\n"
+              "for i in range(3):\n"
+              "    print(f'/t/.torchbuild/wrappers/g++ -fPIC -c csrc/s{i}.cpp -o /t/b/s{i}.o', flush=True)\n"
+              "    time.sleep(1.2)\n"
+              "print('/t/.torchbuild/wrappers/g++ -shared /t/b/s0.o -o /t/b/_C.so', flush=True)\n")
+    _, log = open_new_log(tmp_path, "p")
+    tracker = ProgressTracker(sources_total=3)
+    r = run_logged([sys.executable, "-c", script], cwd=tmp_path, env=dict(os.environ), log=log, tracker=tracker, live=False)
+    log.close()
+    assert r.returncode == 0
+    seen = [(int(n), int(m)) for n, m in re.findall(r"\[python extensions\] \[(\d+)/(\d+)\]", capfd.readouterr().err)]
+    ns = [n for n, _ in seen]
+    assert ns == sorted(ns) and len(set(ns)) >= 2, seen  # rises
+    assert seen[-1] == (3, 3) and {m for _, m in seen} == {3}  # and reaches M

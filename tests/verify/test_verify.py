@@ -1,17 +1,17 @@
 """``torchbuild verify`` on real installs.
 
-* the torch 2.13.0+cpu wheel of this machine's global Python (what ``sys.executable`` has);
+* the torch 2.13.0+cpu wheel of the Python running the tests (what ``sys.executable`` has);
 * a tiny real extension, ``tb_tiny_ext``: a ``CppExtension`` that registers an operator
   with ``TORCH_LIBRARY`` (ATen/c10 symbols, libtorch from the installed torch), built
   with ``pip wheel --no-build-isolation --no-deps`` against that torch and installed into
-  a venv made with ``--system-site-packages`` (the venv sees the global torch, has no
+  a venv that sees the suite's packages (``support.venvs.overlay_venv``: that torch, no
   torch of its own);
 * a broken extension, ``tb_broken_ext``: a ``CppExtension`` that also links a
   ``libtorch_cuda.so`` (a stub built here, as an extension built for a CUDA torch
   would), installed against the CPU torch, so ``ldd`` reports ``libtorch_cuda.so => not
   found``;
-* the CUDA wheel torch 2.14.1+cu130 at ``/tmp/venv-cu`` when that venv exists (made by
-  hand with ``pip install torch==2.14.1``; skipped otherwise); there is no GPU here.
+* the CUDA wheel torch 2.14.1+cu130 in the session's ``cuda_torch_python`` venv
+  (tests/conftest.py installs it); there is no GPU here.
 
 Building the two extensions takes about 20-40 s on 2 cores (the ATen headers).
 """
@@ -30,6 +30,8 @@ import pytest
 from torchbuild.actions.verify import Expectations, arch_runs_on, verify_extension, verify_torch
 from torchbuild.cli import main
 from torchbuild.errors import UsageError
+
+from support.venvs import overlay_venv
 
 torch = pytest.importorskip("torch")
 TORCH_LIB = os.path.realpath(os.path.join(os.path.dirname(torch.__file__), "lib"))
@@ -87,7 +89,7 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 
 @pytest.fixture(scope="module")
 def ext_python(tmp_path_factory) -> Path:
-    """A venv (``--system-site-packages``: the global torch) with both extensions installed."""
+    """A venv that sees the suite's torch, with both extensions installed."""
     base = tmp_path_factory.mktemp("ext")
     tiny = _write(base / "tiny", {"setup.py": TINY_SETUP, "tb_tiny_ext/__init__.py": "import torch\nfrom . import _C\n",
                                   "csrc/twice.cpp": TINY_CPP})
@@ -105,9 +107,7 @@ def ext_python(tmp_path_factory) -> Path:
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", str(dist),
                            str(tiny), str(broken)], env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
-    python = venv / "bin" / "python"
+    python = overlay_venv(base / "venv")
     wheels = sorted(str(p) for p in dist.glob("*.whl"))
     assert len(wheels) == 2
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", *wheels], check=True, timeout=300,
@@ -210,14 +210,11 @@ def test_missing_extension_module(ext_python):
     assert not check.ok and "No module named" in check.message and "install tb_no_such_ext" in check.fix
 
 
-CU_PYTHON = Path("/tmp/venv-cu/bin/python")
-
-
-@pytest.mark.skipif(not CU_PYTHON.exists(), reason="/tmp/venv-cu (pip install torch==2.14.1) not present")
-def test_cuda_wheel_without_gpu():
+@pytest.mark.slow
+def test_cuda_wheel_without_gpu(cuda_torch_python):
     """torch 2.14.1+cu130 from PyPI on this GPU-less machine: everything resolves (libcuda.so.1,
     the driver's, is only a note); a wrong CUDA and a missing PTX arch fail."""
-    report = verify_torch(str(CU_PYTHON), Expectations(cuda="12.8", arch_list=["8.6", "9.0+PTX"], cxx11_abi=True))
+    report = verify_torch(str(cuda_torch_python), Expectations(cuda="12.8", arch_list=["8.6", "9.0+PTX"], cxx11_abi=True))
     assert report.facts["cuda"] == "13.0" and report.facts["cuda_available"] is False
     assert "8.6" in report.facts["config"]["arch_list"]
     assert not report.check("cuda").ok and "13.0" in report.check("cuda").message

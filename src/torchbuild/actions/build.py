@@ -32,6 +32,7 @@ from ..facts.model import Facts
 from ..facts.user_config import read_user_profiles
 from ..ui import console, render_findings, render_plan
 from . import cache as compile_cache
+from . import ext_progress, runtime_deps
 from .fetch import ResolvedSource, cache_dir, resolve_source
 from .record import sha256_file, timestamp, write_record
 from .runner import ProgressTracker, open_new_log, run_logged
@@ -45,7 +46,9 @@ class BuildRequest:
 
     ``python``: the interpreter to build with and install into (default: this one);
     ``force``: run even when doctor reports errors; ``verify``: verify after a good build;
-    ``profile_file``: an explicit ``torchbuild.toml``.
+    ``profile_file``: an explicit ``torchbuild.toml``; ``deps``: after installing an
+    extension wheel, install its own runtime requirements with torch held fixed
+    (:mod:`torchbuild.actions.runtime_deps`; ``--no-deps`` sets it False).
     """
 
     source: str
@@ -54,6 +57,7 @@ class BuildRequest:
     force: bool = False
     verify: bool = True
     profile_file: Path | None = None
+    deps: bool = True
 
 
 @dataclass
@@ -189,7 +193,9 @@ def build(req: BuildRequest) -> BuildResult:
         if cache_session is not None:
             cache_session.watch(log)  # a shared sccache backend that goes away mid-build: switch to the local cache
         tracker = ProgressTracker()
+        progress = ext_progress.start(tracker, plan, tree, env, log)  # [N/M] for setuptools builds without ninja
         wheel: Path | None = None
+        deps: runtime_deps.RuntimeDeps | None = None
         build_start = time.time()
         for cmd in plan.commands:
             argv = list(cmd.argv)
@@ -199,12 +205,21 @@ def build(req: BuildRequest) -> BuildResult:
                     raise BuildFailedError(f"the build reported success but left no wheel in {plan.wheel_dir}.",
                                            fix=f"look at the log: {log_path}")
                 argv = [str(wheel) if a == "{wheel}" else a for a in argv]
+                if cmd.phase == "install" and plan.kind == "extension":
+                    record["progress"] = ext_progress.record_entry(progress, tracker)
+                    record["runtime_deps"] = {"skipped": "--no-deps"} if not req.deps else None
+                    if req.deps:  # resolve the wheel's own requirements first: stop before installing anything
+                        deps = _check_deps(plan, facts, wheel, tree, env, log, record, stem, t0)
             result = run_logged(argv, cwd=cmd.cwd, env=env, log=log, tracker=tracker, env_diff=plan.env_values())
             if result.returncode != 0:
                 record["compile_cache"] = cache_session.finish() if cache_session else None
                 return _failed(plan, tree, stem, log_path, record, tracker, result.returncode, t0)
         if plan.mode.value == "wheel" and wheel is None:
             wheel = _newest_wheel(Path(plan.wheel_dir or tree), since=build_start)
+        if "progress" not in record:
+            record["progress"] = ext_progress.record_entry(progress, tracker)
+        if deps is not None:
+            record["runtime_deps"] = runtime_deps.install(deps, plan.python, tree / ".torchbuild", env, log).to_dict()
         record["compile_cache"] = cache_session.finish() if cache_session else None
     finally:
         if cache_session is not None:
@@ -243,6 +258,25 @@ def build(req: BuildRequest) -> BuildResult:
     console.print(f"{tree.name} in {seconds:.0f} s" + (f" · {cache_line}" if cache_line else "")
                   + (f"\nwheel: {wheel}" if wheel else "") + f"\nrecord: {record_path}\nlog: {log_path}", markup=False)
     return res
+
+
+def _check_deps(plan: Plan, facts: Facts, wheel: Path, tree: Path, env: dict[str, str], log: Any,
+                record: dict[str, Any], stem: str, t0: float) -> runtime_deps.RuntimeDeps:
+    """:func:`runtime_deps.check` for the wheel about to be installed; on a conflict the
+    record says so (outcome ``"failed"``) and the error goes up before anything is installed."""
+    from ..errors import RuntimeRequirementsError
+
+    try:
+        return runtime_deps.check(plan.python, wheel, facts.torch.version if facts.torch else None,
+                                  tree / ".torchbuild", env, log)
+    except RuntimeRequirementsError as exc:
+        record["runtime_deps"] = {"error": exc.message, "requirements": runtime_deps.wheel_requirements(wheel)}
+        record["outcome"] = "failed"
+        record["seconds"] = round(time.monotonic() - t0, 3)
+        record["artifacts"] = [{"kind": "wheel", "path": str(wheel), "sha256": sha256_file(wheel),
+                                "bytes": wheel.stat().st_size}]
+        write_record(tree, stem, record)
+        raise
 
 
 def _previous_verified(tree: Path) -> bool:

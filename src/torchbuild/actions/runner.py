@@ -32,6 +32,14 @@ __all__ = ["ProgressTracker", "RunResult", "run_logged", "open_new_log"]
 
 NINJA_STATUS = re.compile(rb"^\[(\d+)/(\d+)\]\s*(.*)$")
 SETUPTOOLS_EXT = re.compile(rb"^building '([^']+)' extension")
+#: seconds the display waits at the first compile for a total still being counted
+WAIT_TOTAL_S = 120.0
+#: One compile that setuptools (distutils' ``spawn``) echoes before running it when ninja is
+#: off (``use_ninja=False``, as torch-scatter's setup.py): the compiler (a path or a name:
+#: gcc, g++, cc, c++, clang, clang++, nvcc, with a target prefix or version suffix, or
+#: torchbuild's wrapper of that name) with ``-c``.
+SETUPTOOLS_COMPILE = re.compile(
+    rb"^(?:\S*/)?(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|nvcc)(?:-[\d.]+)?\s(?:.*\s)?-c\s")
 PHASES: list[tuple[re.Pattern[bytes], str]] = [
     (re.compile(rb"^-- (The (C|CXX|CUDA) compiler identification|Configuring done|Build files have been written|Check for working)"), "configure"),
     (re.compile(rb"^(Running|\+) cmake |cmake -G|cmake -S|^-- Configuring"), "configure"),
@@ -59,6 +67,17 @@ class ProgressTracker:
     #: ninja edges run other than CMake's ``Install the project...`` step
     edges_run: int = 0
     ninja_runs: int = 0
+    #: compiles a setuptools build without ninja has started (its echoed compiler commands)
+    compiles: int = 0
+    #: how many compiles that build runs in all (from the setup.py run or an earlier record;
+    #: :mod:`torchbuild.actions.ext_progress`), 0 when unknown
+    sources_total: int = 0
+    #: seconds the same plan's compiles took in an earlier build (for the ETA), or None
+    expected_seconds: float | None = None
+    #: waits (at most the given seconds) for a total still being counted; called at the
+    #: first compile and when the command ends
+    wait_total: Callable[[float], None] | None = field(default=None, repr=False)
+    _compile_start: float | None = None
     _run_start: float = 0.0
     _run_done0: int = 0
     phase_times: dict[str, float] = field(default_factory=dict)
@@ -97,6 +116,17 @@ class ProgressTracker:
                 self.edges_run += 1
             self._set_phase("link" if what.startswith((b"Linking", b"Creating library")) else "compile", now)
             return
+        if SETUPTOOLS_COMPILE.match(stripped):
+            self.compiles += 1
+            if self._compile_start is None:
+                self._compile_start = now
+                if not self.sources_total and self.wait_total is not None:
+                    # the count of sources runs beside the build (a torch import, as pip's own
+                    # run of setup.py); wait for it here, so [N/M] has its M from the first
+                    # compile.  Only the display waits: the build's output stays in the pipe.
+                    self.wait_total(WAIT_TOTAL_S)
+            self._set_phase("python extensions", now)
+            return
         m = SETUPTOOLS_EXT.match(stripped)
         if m:
             self.steps.append(m.group(1).decode("utf-8", "replace"))
@@ -125,8 +155,30 @@ class ProgressTracker:
         r = self.rate
         return (self.total - self.done) / r if r else None
 
+    @property
+    def compile_eta(self) -> float | None:
+        """Seconds left in a setuptools build's compiles: the earlier build's time for them
+        less the time since the first compile started here, scaled to what is left when that
+        runs out (never below 0); None without an earlier build of the same plan."""
+        if self.expected_seconds is None or self._compile_start is None:
+            return None
+        elapsed = time.monotonic() - self._compile_start
+        left = self.expected_seconds - elapsed
+        if left <= 0 and self.sources_total and self.compiles < self.sources_total:
+            left = elapsed / max(self.compiles, 1) * (self.sources_total - self.compiles)
+        return max(left, 0.0)
+
+    def bar(self) -> tuple[int, int]:
+        """(done, total) for a progress bar: ninja's ``[N/M]``, else the setuptools
+        compiles and their total (0 when unknown)."""
+        if self.total:
+            return self.done, self.total
+        return self.compiles, max(self.sources_total, self.compiles) if self.sources_total else 0
+
     def describe(self) -> str:
-        """One plain line: ``[compile] 120/3400 (3.5%) 2.1/s ETA 26m10s``."""
+        """One plain line: ``[compile] 120/3400 (3.5%) 2.1/s ETA 26m10s``; a setuptools build
+        without ninja: ``[python extensions] [3/7] building 'x._C' extension ETA 1m05s``
+        (``[3]`` when the total is unknown)."""
         parts = [f"[{self.phase}]"]
         if self.total and self.phase in ("compile", "link"):
             parts.append(f"{self.done}/{self.total} ({100 * self.done / self.total:.1f}%)")
@@ -134,6 +186,14 @@ class ProgressTracker:
                 parts.append(f"{self.rate:.1f}/s")
             if self.eta is not None:
                 parts.append(f"ETA {_fmt_secs(self.eta)}")
+        elif self.compiles and self.phase == "python extensions":
+            total = max(self.sources_total, self.compiles) if self.sources_total else 0
+            parts.append(f"[{self.compiles}/{total}]" if total else f"[{self.compiles}]")
+            if self.steps:
+                parts.append(f"building '{self.steps[-1]}' extension")
+            eta = self.compile_eta
+            if eta is not None:
+                parts.append(f"ETA {_fmt_secs(eta)}")
         elif self.steps and self.phase == "python extensions":
             parts.append(f"step {len(self.steps)}: building '{self.steps[-1]}' extension")
         return " ".join(parts)
@@ -253,6 +313,7 @@ def run_logged(
     task = None
     last_print = 0.0
     last_desc = ""
+    last_compiles = 0
     if live:
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                    TimeRemainingColumn)
@@ -288,9 +349,12 @@ def run_logged(
                     on_line(line)
             now = time.monotonic()
             if progress is not None and task is not None:
-                progress.update(task, phase=tracker.phase, completed=tracker.done,
-                                total=tracker.total or None, last=tracker.last_line[-60:])
-            elif now - last_print >= 5.0:
+                done, total = tracker.bar()
+                progress.update(task, phase=tracker.phase, completed=done, total=total or None,
+                                last=tracker.last_line[-60:])
+            elif now - last_print >= (1.0 if tracker.compiles != last_compiles else 5.0):
+                # a setuptools compile started: say so within a second, so [N/M] is seen to rise
+                last_compiles = tracker.compiles
                 desc = tracker.describe()
                 if desc != last_desc or now - last_print >= 60.0:  # a heartbeat at least once a minute
                     console.print(f"{desc}  ({_fmt_secs(now - start)} elapsed)", markup=False, highlight=False)
@@ -313,6 +377,8 @@ def run_logged(
         if proc.poll() is None:
             _stop_group(proc, grace=2.0)
     tracker.finish()
+    if tracker.compiles and not tracker.sources_total and tracker.wait_total is not None:
+        tracker.wait_total(60.0)
     seconds = time.monotonic() - start
     if not live and tracker.describe() != last_desc:
         console.print(f"{tracker.describe()}  ({_fmt_secs(seconds)} elapsed)", markup=False, highlight=False)

@@ -20,6 +20,9 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # typ
     add_plan_options(p)
     p.add_argument("--force", action="store_true", help="build even when doctor reports errors")
     p.add_argument("--no-verify", action="store_true", help="skip verification after the build")
+    p.add_argument("--no-deps", action="store_true",
+                   help="install an extension wheel alone, without its own runtime requirements (by default they are "
+                        "installed with the built-against torch pinned by a pip constraint)")
     return p
 
 
@@ -29,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from ..actions.build import BuildRequest, build
 
     req = BuildRequest(source=args.source, intent=intent_from_args(args), python=args.python, force=args.force,
-                       verify=not args.no_verify, profile_file=args.profile_file)
+                       verify=not args.no_verify, profile_file=args.profile_file, deps=not args.no_deps)
     if not args.json:
         build(req)
         return 0

@@ -126,7 +126,9 @@ def _check(args: argparse.Namespace) -> int:
         cuda = bool(shutil.which("nvcc") or os.environ.get("CUDA_HOME")) if args.cuda is None else args.cuda
         options["USE_CUDA"] = "ON" if cuda else "OFF"
     py = python_info(args.python)
-    facts = Facts(python=py, source=src)
+    from ..facts.system import os_info
+
+    facts = Facts(os=os_info(), python=py, source=src)
     add_system_libs(facts)
     from ..decisions.workarounds import select_workarounds
 
@@ -138,6 +140,7 @@ def _check(args: argparse.Namespace) -> int:
         libs=facts.system_libs,
         options=options,
         python=py.executable or "python",
+        is_root=facts.os.root is True,
         worked_around={s.workaround.component: s.workaround.id for s in sel if s.workaround.component},
     )
     if args.json:

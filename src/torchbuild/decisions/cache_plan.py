@@ -308,16 +308,24 @@ def cache_settings(
             env["CCACHE_REMOTE_STORAGE"] = (url.ccache_url(), "--cache-url (ccache manual: remote_storage)")
         part.notes.append(f"shared cache {url.redacted()} ({tool}); if it cannot be reached when the build starts, "
                           "the build warns and uses the local cache instead.")
-    if tool == "ccache" and (kind == "pytorch" or mode == "libtorch"):
-        # CMake >= 3.24 runs configure checks (try_compile) in fresh random folders
-        # build/CMakeFiles/CMakeScratch/TryCompile-XXXXXX; the folder name reaches the
-        # preprocessed output, so every clean configure would miss.  ccache's base_dir makes
-        # paths below it relative to the compiler's working directory (ccache manual,
-        # "base_dir"), which removes the random part; nothing else lives below it, so the
-        # tree's own objects keep their absolute paths (__FILE__, debug info).
-        bdir = "build-libtorch" if mode == "libtorch" else "build"
-        env["CCACHE_BASEDIR"] = (f"{{tree}}/{bdir}/CMakeFiles/CMakeScratch",
-                                 "configure checks in random CMakeScratch folders hit the cache (ccache base_dir)")
+    if tool == "ccache":
+        # ccache's base_dir rewrites absolute paths below it into paths relative to the
+        # compiler's working directory, in the hash and in the command it runs (ccache manual,
+        # "base_dir"; checked with ccache 4.7.5): the same tree unpacked or checked out at
+        # another path (a second sdist folder, a CI workspace) then hits.  It also covers the
+        # random build/CMakeFiles/CMakeScratch/TryCompile-XXXXXX folders of CMake >= 3.24's
+        # configure checks.  Objects then name their sources relative to the build folder
+        # (__FILE__).
+        env["CCACHE_BASEDIR"] = ("{tree}", "the tree: copies of it at other paths hit the cache (ccache base_dir)")
+        if kind == "extension" and mode != "libtorch":
+            # setuptools compiles with Python's CFLAGS, which have -g, and ccache hashes the
+            # working directory of every -g compile (ccache manual, "hash_dir", default true):
+            # a copy at another path missed every compile even with base_dir (measured with
+            # ccache 4.7.5).  A hit from another copy then carries that copy's folder in the
+            # debug info (DW_AT_comp_dir), as the manual says; PyTorch trees keep hash_dir so
+            # a Debug build's gdb always finds its own sources.
+            env["CCACHE_NOHASHDIR"] = ("1", "Python's CFLAGS have -g: without it the tree's path is hashed "
+                                            "(ccache hash_dir)")
     if tool == "sccache":
         env["SCCACHE_BASEDIRS"] = ("{tree}", "the tree: checkouts at other paths share cache entries (sccache basedirs)")
         env["SCCACHE_IGNORE_SERVER_IO_ERROR"] = ("1", "compile locally if the sccache server fails (sccache docs)")
@@ -327,7 +335,11 @@ def cache_settings(
     # unless distribution needs a wrapper.
     # PATH finds a pyenv shim: name the executable behind it, or every compile would start
     # pyenv first (facts/tools.py)
-    cache_launcher = exe(tool) if tool != "none" and getattr(tools.get(tool), "shim", None) else tool
+    # ...and name it by its path when it is not on PATH at all (sccache installed with torchbuild
+    # into a venv that is not activated: sys.prefix/bin)
+    t_info = tools.get(tool)
+    by_path = t_info is not None and (getattr(t_info, "shim", None) or getattr(t_info, "on_path", True) is False)
+    cache_launcher = exe(tool) if tool != "none" and by_path else tool
     launcher_c = cache_launcher if tool != "none" else None
     prefix: dict[str, str] = {}
     if distribute == "distcc":

@@ -64,7 +64,7 @@ def source_settings(facts: Facts, *, system_libs: bool, options: Mapping[str, st
         libs=libs,
         options=options,
         python=python,
-        is_root=getattr(facts.os, "is_root", None) is not False,
+        is_root=facts.os.root is True,
         worked_around={s.workaround.component: s.workaround.id for s in sel if s.workaround.component},
     )
     out.report = report

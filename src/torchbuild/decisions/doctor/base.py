@@ -85,14 +85,19 @@ def normalise_arch(entry: str) -> str | None:
     return None
 
 
-def _install(facts: Facts, apt: str, dnf: str | None = None, other: str | None = None) -> str:
-    """A package-manager command for this distro."""
-    did = (facts.os.distro_id or "").lower()
-    if did in ("ubuntu", "debian", "linuxmint", "pop"):
-        return f"sudo apt-get install {apt}"
-    if did in ("fedora", "rhel", "centos", "rocky", "almalinux", "amzn") and dnf:
-        return f"sudo dnf install {dnf}"
-    return other or f"install {apt} with your package manager"
+def _install(facts: Facts, apt: str, dnf: str | None = None, other: str | None = None, brew: str | None = None) -> str:
+    """A package-manager command for this OS (:mod:`torchbuild.decisions.install_cmd`: no
+    ``sudo`` for root; apt-get, dnf or brew as the OS has)."""
+    from ..install_cmd import install_command
+
+    return install_command(facts.os, apt, dnf, brew, other)
+
+
+def _sudo(facts: Facts) -> str:
+    """``"sudo "`` unless this is root (:func:`torchbuild.decisions.install_cmd.sudo_prefix`)."""
+    from ..install_cmd import sudo_prefix
+
+    return sudo_prefix(facts.os)
 
 
 def _gib(n: int | float | None) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..resources import CUDA_JOB_BYTES, CXX_JOB_BYTES, GIB, choose_jobs
-from .base import DISK_MIN_BYTES, DISK_NEEDS_BYTES, Finding, _gib
+from .base import DISK_MIN_BYTES, DISK_NEEDS_BYTES, Finding, _gib, _sudo
 
 
 def _check_memory(facts, out, cuda):
@@ -25,8 +25,8 @@ def _check_memory(facts, out, cuda):
         out.append(Finding("memory", "warning",
                            f"Only {_gib(res.memory_available_bytes)} memory available (of {_gib(res.memory_total_bytes)}); "
                            f"one {'CUDA ' if cuda else ''}compile job can take {per_job / 1e9:.0f} GB, so even 1 job may be killed.",
-                           "close other programs or add swap (sudo fallocate -l 8G /swapfile && sudo mkswap /swapfile && "
-                           "sudo swapon /swapfile), and export MAX_JOBS=1"))
+                           "close other programs or add swap ({0}fallocate -l 8G /swapfile && {0}mkswap /swapfile && "
+                           "{0}swapon /swapfile), and export MAX_JOBS=1".format(_sudo(facts))))
         return
     out.append(Finding("memory", "note", f"Jobs: {choice.reason}.",
                        None if choice.limited_by != "memory" else f"export MAX_JOBS={choice.jobs} (torchbuild sets it)"))

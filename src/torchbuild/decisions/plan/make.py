@@ -225,7 +225,11 @@ def make_plan(
     have = {n: tools.get(n) is not None and tools[n].path is not None for n in ("ccache", "sccache")}
     if cache_req == "auto":
         picked = "sccache" if have["sccache"] else "ccache" if have["ccache"] else "none"
-        cache = Setting(picked, f"auto ({cache_src}): " + (f"{picked} found on PATH" if picked != "none" else "neither sccache nor ccache found"))
+        where = ""
+        if picked != "none":
+            t = tools[picked]
+            where = f"{picked} found on PATH" if getattr(t, "on_path", True) else f"{picked} found at {t.path} (next to the interpreter)"
+        cache = Setting(picked, f"auto ({cache_src}): " + (where or "neither sccache nor ccache found on PATH or next to the interpreter"))
     elif cache_req == "none":
         cache = Setting("none", cache_src)
     else:
