@@ -197,7 +197,8 @@ def check(python: str, wheel: Path, torch_version: str | None, work: Path, env: 
         needs_torch = "torch" in why.lower() and pin is not None
         raise RuntimeRequirementsError(
             (f"the runtime requirements of {wheel.name} ({', '.join(reqs)}) would need another torch than the installed "
-             f"{torch_version}, which the extension was built against; nothing was installed. pip: {why}")
+             f"{torch_version}, which the extension was built against (pinned: {pin}); nothing was installed. "
+             f"pip: {why}")
             if needs_torch else
             f"pip cannot resolve the runtime requirements of {wheel.name} ({', '.join(reqs)}); nothing was installed. "
             f"pip: {why}",
