@@ -33,6 +33,8 @@ COMMANDS: list[str] = [
     "verify",
     "diagnose",
     "cache",
+    "package",
+    "replicate",
 ]
 
 
