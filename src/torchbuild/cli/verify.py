@@ -38,6 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--expect-arch", metavar="LIST", help="arches that must be compiled in, e.g. '8.6;9.0+PTX'")
     p.add_argument("--expect-build-type", metavar="TYPE", help="Release, Debug or RelWithDebInfo")
     p.add_argument("--expect-cxx11-abi", choices=["0", "1"], help="torch._C._GLIBCXX_USE_CXX11_ABI")
+    p.add_argument("--libtorch", metavar="DIR|ZIP",
+                   help="instead: build and run a small CMake program (find_package(Torch)) against this libtorch")
+    p.add_argument("--keep", action="store_true", help="with --libtorch: keep the project and build folder")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     return p
 
@@ -84,6 +87,10 @@ def run(args: argparse.Namespace) -> int:
 
     :raises UsageError: bad ``--python``/``--expect-*``/``--extension`` (exit 2).
     """
+    if args.libtorch:
+        from .verify_libtorch import run_libtorch
+
+        return run_libtorch(args)
     expect = _expectations(args)
     if args.smoke and not args.extension:
         raise UsageError("--smoke needs --extension.", fix="add --extension MODULE.")
