@@ -4,9 +4,12 @@
   environment installs ``torch==2.13.0``).
 * torch 2.14.1 (CUDA 13.0) is a CUDA build that cannot run here (no GPU), but its files can be
   read: ``TORCHBUILD_TEST_CUDA_TORCH`` names its ``torch`` folder, else the first
-  ``site-packages/torch`` of a venv under ``/work/venvs`` whose ``version.py`` says
-  ``cuda = '13.0'`` (``python -m venv V && V/bin/pip install torch==2.14.1``).  Tests that need
-  it are skipped, saying so, when there is none.
+  ``site-packages/torch`` of a venv under ``/work/venvs`` whose ``version.py`` names a CUDA
+  (``python -m venv V && V/bin/pip install torch==2.14.1``), else the real wheel file
+  (``TORCHBUILD_TEST_CUDA_WHEEL``, or pip's local copy in ``/opt/pypi-more/files``): its
+  ``torch/lib``, ``version.py`` and ``.dist-info`` are unpacked into a temporary
+  ``site-packages`` (without the ``nvidia-*`` wheels beside it).  Tests that need it are
+  skipped, saying so, when there is none.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import glob
 import importlib.util
 import os
 import re
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -37,12 +41,24 @@ def cpu_torch() -> Path:
 
 
 @pytest.fixture(scope="session")
-def cuda_torch() -> Path:
-    """The ``torch`` folder of an installed CUDA torch (2.14.1+cu130), read only."""
+def cuda_torch(tmp_path_factory) -> Path:
+    """The ``torch`` folder of a CUDA torch (2.14.1+cu130), read only."""
     cands = [os.environ["TORCHBUILD_TEST_CUDA_TORCH"]] if os.environ.get("TORCHBUILD_TEST_CUDA_TORCH") else \
         sorted(glob.glob("/work/venvs/*/lib/python3*/site-packages/torch"))
     for c in cands:
         text = Path(c, "version.py").read_text() if Path(c, "version.py").is_file() else ""
         if re.search(r"^cuda\s*(?::[^=\n]*)?=\s*['\"]\d", text, re.M) and Path(c, "lib", "libtorch_cuda.so").is_file():
             return Path(c)
-    pytest.skip("no CUDA torch installed to read (set TORCHBUILD_TEST_CUDA_TORCH to a torch 2.14.1+cu130 folder)")
+    wheels = [os.environ["TORCHBUILD_TEST_CUDA_WHEEL"]] if os.environ.get("TORCHBUILD_TEST_CUDA_WHEEL") else \
+        sorted(glob.glob("/opt/pypi-more/files/torch-2.14.1-cp3*-manylinux_2_28_x86_64.whl"))
+    for w in wheels:
+        if not zipfile.is_zipfile(w):
+            continue
+        site = tmp_path_factory.mktemp("cuda-wheel") / "site-packages"
+        with zipfile.ZipFile(w) as zf:
+            names = [n for n in zf.namelist()
+                     if n.startswith("torch/lib/") or n == "torch/version.py" or ".dist-info/" in n]
+            zf.extractall(site, members=names)
+        return site / "torch"
+    pytest.skip("no CUDA torch to read (set TORCHBUILD_TEST_CUDA_TORCH to a torch 2.14.1+cu130 folder, or "
+                "TORCHBUILD_TEST_CUDA_WHEEL to its wheel)")
