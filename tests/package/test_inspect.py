@@ -15,7 +15,7 @@ import pytest
 
 from torchbuild.actions.package.inspect import inspect_path
 from torchbuild.decisions.torch_config import parse_torch_config
-from torchbuild.facts.elf import find_cuobjdump, ldconfig_cache, read_elf
+from torchbuild.facts.elf_deps import find_cuobjdump, ldconfig_cache, read_elf
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "config"
 

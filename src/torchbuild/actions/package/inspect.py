@@ -1,7 +1,7 @@
 """``package inspect``: what a wheel, a shared object or a tree needs at run time.
 
 For every ELF file: RPATH/RUNPATH (each entry classified ``$ORIGIN``-relative or
-absolute), NEEDED and where each resolves (ld.so's order, :mod:`torchbuild.facts.elf`),
+absolute), NEEDED and where each resolves (ld.so's order, :mod:`torchbuild.facts.elf_deps`),
 the newest GLIBC/GLIBCXX/CXXABI/GCC symbol versions it requires and the CUDA arches it
 embeds; for the whole: the oldest manylinux policy it fits (auditwheel's policy data,
 :mod:`torchbuild.decisions.manylinux`), libraries it needs that neither the package nor
@@ -24,7 +24,7 @@ from typing import Any
 
 from ...decisions.manylinux import fit_policy, newest_versions
 from ...errors import UsageError
-from ...facts.elf import CudaArchs, ElfInfo, cuda_archs, find_cuobjdump, is_elf, read_elf, resolve_needed
+from ...facts.elf_deps import CudaArchs, ElfInfo, cuda_archs, find_cuobjdump, is_elf, read_elf, resolve_needed
 from ...knowledge.manylinux import load_policies, policy_source
 
 __all__ = ["FileReport", "InspectReport", "inspect_path", "component_of", "wheel_metadata"]

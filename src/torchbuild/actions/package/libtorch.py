@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import UsageError
-from ...facts.elf import is_elf
+from ...facts.elf_deps import is_elf
 from ...facts.torch_install import parse_version_py, read_cxx11_abi
 from ...ui import echo_command
 from .rpath import fix_rpaths

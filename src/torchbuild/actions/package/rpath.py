@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import UsageError
-from ...facts.elf import expand_origin, read_elf, resolve_needed
+from ...facts.elf_deps import expand_origin, read_elf, resolve_needed
 from ...ui import echo_command
 
 __all__ = ["RpathChange", "origin_rpath", "fix_rpaths", "find_patchelf", "PATCHELF_MIN"]

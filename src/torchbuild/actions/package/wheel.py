@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import UsageError
-from ...facts.elf import is_elf, read_elf
+from ...facts.elf_deps import is_elf, read_elf
 from .inspect import inspect_path
 from .rpath import fix_rpaths
 
