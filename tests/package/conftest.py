@@ -47,7 +47,7 @@ def cuda_torch(tmp_path_factory) -> Path:
         sorted(glob.glob("/work/venvs/*/lib/python3*/site-packages/torch"))
     for c in cands:
         text = Path(c, "version.py").read_text() if Path(c, "version.py").is_file() else ""
-        if re.search(r"^cuda\s*(?::[^=\n]*)?=\s*['\"]\d", text, re.M) and Path(c, "lib", "libtorch_cuda.so").is_file():
+        if re.search(r"^cuda\s*(?::[^=\n]*)?=\s*['\"]\d", text, re.MULTILINE) and Path(c, "lib", "libtorch_cuda.so").is_file():
             return Path(c)
     wheels = [os.environ["TORCHBUILD_TEST_CUDA_WHEEL"]] if os.environ.get("TORCHBUILD_TEST_CUDA_WHEEL") else \
         sorted(glob.glob("/opt/pypi-more/files/torch-2.14.1-cp3*-manylinux_2_28_x86_64.whl"))

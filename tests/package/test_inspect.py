@@ -23,7 +23,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "config"
 def _wheel_platform(torch_dir: Path) -> str:
     """The platform tag the wheel's own ``WHEEL`` file declares (``manylinux_2_28_x86_64``)."""
     info = next(torch_dir.parent.glob("torch-*.dist-info"))
-    tag = re.search(r"^Tag:\s*\S+-\S+-(\S+)", (info / "WHEEL").read_text(), re.M).group(1)
+    tag = re.search(r"^Tag:\s*\S+-\S+-(\S+)", (info / "WHEEL").read_text(), re.MULTILINE).group(1)
     return tag
 
 

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
-
 from support.minitorch import make_minitorch
+
 from torchbuild.actions.package.inspect import inspect_path
 from torchbuild.actions.package.wheel import record_line, variant_label, with_local
 
@@ -58,7 +57,7 @@ def _auditwheel_policy(whl: Path) -> str | None:
 
 
 def test_wheel_has_origin_rpaths_label_tag_manifest_and_record(built_wheel, cli, tmp_path):
-    tree, whl = built_wheel
+    tree, _ = built_wheel
     out = tmp_path / "out"
     r = cli("package", "wheel", str(tree), "--output-dir", str(out), "--json")
     assert r.returncode == 0, r.stderr[-4000:]

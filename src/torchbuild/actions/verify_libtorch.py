@@ -36,7 +36,7 @@ from typing import Any
 from ..errors import UsageError
 from ..ui import echo_command
 
-__all__ = ["LibtorchReport", "find_libtorch_root", "verify_libtorch", "CMAKELISTS", "MAIN_CPP", "classify"]
+__all__ = ["CMAKELISTS", "MAIN_CPP", "LibtorchReport", "classify", "find_libtorch_root", "verify_libtorch"]
 
 #: seconds one step (configure, build, run) may take: compiling against ATen on a busy 2-core
 #: machine has been seen to need over 15 minutes.

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..ui import console
 
-__all__ = ["register", "run", "render_inspect"]
+__all__ = ["register", "render_inspect", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]

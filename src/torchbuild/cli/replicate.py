@@ -24,7 +24,7 @@ from pathlib import Path
 from ..errors import ProfileError, UsageError
 from ..ui import console, echo_command, render_findings
 
-__all__ = ["register", "run", "read_config_text", "installed_config_text"]
+__all__ = ["installed_config_text", "read_config_text", "register", "run"]
 
 _SHOW = ("import torch, sys; sys.stdout.write(torch.__config__.show())")
 

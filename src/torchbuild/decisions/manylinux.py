@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..knowledge.manylinux import ManylinuxPolicy
 
-__all__ = ["PolicyFit", "fit_policy", "newest_versions", "FAMILIES"]
+__all__ = ["FAMILIES", "PolicyFit", "fit_policy", "newest_versions"]
 
 #: The symbol-version families reported (newest required) by ``package inspect``.
 FAMILIES = ("GLIBC", "GLIBCXX", "CXXABI", "GCC")

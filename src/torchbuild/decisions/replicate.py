@@ -36,7 +36,7 @@ from .cmake_cond import cmake_bool
 from .doctor import Finding
 from .torch_config import TorchConfig
 
-__all__ = ["Replica", "replicate", "profile_toml", "nvcc_flags_from", "REPLICATE_CHECKS"]
+__all__ = ["REPLICATE_CHECKS", "Replica", "nvcc_flags_from", "profile_toml", "replicate"]
 
 #: Check ids of replicate's findings (besides doctor's ``cuda_toolkit``, ``cudnn``, ``compiler``).
 REPLICATE_CHECKS = ("cuda_version", "blas", "magma", "source_version", "unreproducible")

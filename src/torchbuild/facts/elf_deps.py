@@ -36,15 +36,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 __all__ = [
-    "ElfInfo",
-    "read_elf",
-    "is_elf",
-    "expand_origin",
-    "resolve_needed",
-    "ldconfig_cache",
-    "find_cuobjdump",
-    "cuda_archs",
     "CudaArchs",
+    "ElfInfo",
+    "cuda_archs",
+    "expand_origin",
+    "find_cuobjdump",
+    "is_elf",
+    "ldconfig_cache",
+    "read_elf",
+    "resolve_needed",
 ]
 
 ELF_MAGIC = b"\x7fELF"

@@ -45,7 +45,7 @@ def policy_source() -> str:
     return f"auditwheel {ver}, src/auditwheel/policy/manylinux-policy.json"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_policies(arch: str = "x86_64") -> tuple[ManylinuxPolicy, ...]:
     """The manylinux policies auditwheel knows for ``arch``, newest-compatible-last order
     (highest priority = oldest glibc first).

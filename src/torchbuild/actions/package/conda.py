@@ -32,7 +32,7 @@ from typing import Any
 
 from ...errors import UsageError
 
-__all__ = ["CondaResult", "build_string", "conda_requirements", "write_recipe", "render_and_build"]
+__all__ = ["CondaResult", "build_string", "conda_requirements", "render_and_build", "write_recipe"]
 
 
 @dataclass
@@ -108,11 +108,11 @@ def write_recipe(wheel: str | os.PathLike[str], out_dir: str | os.PathLike[str],
             raise UsageError(f"{whl} has no .dist-info/METADATA.")
         meta = zf.read(meta_name).decode("utf-8", "replace")
         vpy = zf.read("torch/version.py").decode() if "torch/version.py" in zf.namelist() else ""
-    version = re.search(r"^Version:\s*(\S+)", meta, re.M).group(1)  # type: ignore[union-attr]
-    reqs = re.findall(r"^Requires-Dist:\s*(.+)$", meta, re.M)
+    version = re.search(r"^Version:\s*(\S+)", meta, re.MULTILINE).group(1)  # type: ignore[union-attr]
+    reqs = re.findall(r"^Requires-Dist:\s*(.+)$", meta, re.MULTILINE)
     m = re.search(r"-cp(\d)(\d+)-", whl.name)
     py = f"{m.group(1)}.{m.group(2)}" if m else sysconfig.get_python_version()
-    cm = re.search(r"^cuda\s*(?::[^=\n]*)?=\s*['\"]([^'\"]+)['\"]", vpy, re.M)
+    cm = re.search(r"^cuda\s*(?::[^=\n]*)?=\s*['\"]([^'\"]+)['\"]", vpy, re.MULTILINE)
     cuda = cuda_full or (cm.group(1) if cm else None)
     bstr = build_string(py, number, cuda, cudnn)
     run = [f"python {py}.*"] + conda_requirements(reqs)
@@ -165,8 +165,9 @@ def render_and_build(res: CondaResult, *, build: bool, output_dir: str | None = 
     """Render (and with ``build``, build without tests) the recipe with py-rattler-build when
     importable; otherwise set :attr:`CondaResult.reason`."""
     try:
-        import rattler_build  # type: ignore[import-not-found]
         from importlib.metadata import version as _v
+
+        import rattler_build  # type: ignore[import-not-found]
     except ImportError:
         res.reason = ("rattler-build is not installed: the recipe was written but not rendered or built "
                       "(pip install py-rattler-build, then run this again)")

@@ -27,7 +27,7 @@ from ...errors import UsageError
 from ...facts.elf_deps import CudaArchs, ElfInfo, cuda_archs, find_cuobjdump, is_elf, read_elf, resolve_needed
 from ...knowledge.manylinux import load_policies, policy_source
 
-__all__ = ["FileReport", "InspectReport", "inspect_path", "component_of", "wheel_metadata"]
+__all__ = ["FileReport", "InspectReport", "component_of", "inspect_path", "wheel_metadata"]
 
 #: Sonames of the NVIDIA driver: never shipped in a wheel, found at run time on a GPU machine.
 DRIVER_LIBS = ("libcuda.so.1", "libnvidia-ml.so.1")
@@ -207,7 +207,7 @@ def _inspect_tree(root: Path, report: InspectReport, *, arches: bool, only: list
     all_needed = {n for _, e in elves for n in e.needed}
     fit = fit_policy([e.version_needs for _, e in elves], all_needed, shipped, policies)
     report.manylinux = {**asdict(fit), "source": policy_source()}
-    key = lambda a: (int(re.search(r"\d+", a).group()), a)  # type: ignore[union-attr]  # noqa: E731
+    key = lambda a: (int(re.search(r"\d+", a).group()), a)  # type: ignore[union-attr]
     report.cuda_sass = sorted(sass, key=key)
     report.cuda_ptx = sorted(ptx, key=key)
     report.sizes = dict(sorted(sizes.items(), key=lambda kv: -kv[1]))

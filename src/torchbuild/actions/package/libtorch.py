@@ -35,7 +35,7 @@ from ...ui import echo_command
 from .rpath import fix_rpaths
 from .wheel import variant_label, with_local
 
-__all__ = ["LibtorchResult", "package_libtorch", "libtorch_zip_name", "PYTHON_ONLY_LIBS"]
+__all__ = ["PYTHON_ONLY_LIBS", "LibtorchResult", "libtorch_zip_name", "package_libtorch"]
 
 #: Libraries of the torch package that only the Python module uses.
 PYTHON_ONLY_LIBS = ("libtorch_python.so",)

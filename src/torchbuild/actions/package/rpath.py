@@ -27,7 +27,7 @@ from ...errors import UsageError
 from ...facts.elf_deps import expand_origin, read_elf, resolve_needed
 from ...ui import echo_command
 
-__all__ = ["RpathChange", "origin_rpath", "fix_rpaths", "find_patchelf", "PATCHELF_MIN"]
+__all__ = ["PATCHELF_MIN", "RpathChange", "find_patchelf", "fix_rpaths", "origin_rpath"]
 
 #: pytorch/builder rejected patchelf 0.9 ("Your patchelf version is too old", B2); 0.10 is the floor.
 PATCHELF_MIN = (0, 10)

@@ -41,7 +41,7 @@ from ...facts.elf_deps import is_elf, read_elf
 from .inspect import inspect_path
 from .rpath import fix_rpaths
 
-__all__ = ["WheelResult", "package_wheel", "find_input_wheel", "variant_label", "with_local", "record_line"]
+__all__ = ["WheelResult", "find_input_wheel", "package_wheel", "record_line", "variant_label", "with_local"]
 
 TEXT_SUFFIXES = (".py", ".pyi", ".cmake", ".txt", ".json", ".h", ".hpp", ".cuh", ".yaml", ".pc", ".cfg", ".in")
 
