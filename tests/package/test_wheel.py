@@ -1,8 +1,9 @@
 """``package wheel`` on a real build of the test tree (minitorch, tests/support/minitorch.py).
 
 minitorch is built with the ``release`` profile (a wheel, not installed), then repacked:
-only ``$ORIGIN`` RPATHs, the ``+cpu`` label, a manylinux tag that auditwheel's own ``show``
-agrees with, manifest and build record inside; installed into a fresh venv in another
+only ``$ORIGIN`` RPATHs, the ``+cpu`` label, the platform tag auditwheel's own ``show`` gives
+(``linux_x86_64`` here: minitorch links the system's libgomp, outside every policy's
+whitelist, as auditwheel also says), manifest and build record inside; installed into a fresh venv in another
 folder, ``torchbuild verify`` passes there.  A second input imitates Debian's
 ``1020-dirtyhack.patch`` (libraries installed with no RPATH at all) plus a build-tree
 absolute RPATH on ``_C``: the repacked wheel must have them restored / removed.
@@ -68,7 +69,9 @@ def test_wheel_has_origin_rpaths_label_tag_manifest_and_record(built_wheel, cli,
     assert rep.origin_only and rep.files and not rep.unresolved
     assert rep.wheel["version"] == res["version"] and rep.wheel["local"] == "cpu"
     platform = res["tag"].split("-")[-1]
-    assert platform.startswith("manylinux_") and platform == _auditwheel_policy(new)
+    assert platform == _auditwheel_policy(new)  # auditwheel show agrees on the platform tag
+    if platform == "linux_x86_64":  # minitorch links the system's libgomp (OpenMP), which no policy allows
+        assert "libgomp.so.1" in res["tag_reason"]
     with zipfile.ZipFile(new) as zf:
         names = zf.namelist()
         info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
