@@ -34,6 +34,8 @@ COMMANDS: list[str] = [
     "diagnose",
     "cache",
     "source",
+    "package",
+    "replicate",
 ]
 
 

@@ -42,6 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--record", metavar="FILE", type=Path,
                    help="a build record (.torchbuild/records/*.json): expect what its plan built (version, CPU/CUDA, "
                         "build type, arch list, the USE_* options it set); --expect-* flags still win")
+    p.add_argument("--libtorch", metavar="DIR|ZIP",
+                   help="instead: build and run a small CMake program (find_package(Torch)) against this libtorch")
+    p.add_argument("--keep", action="store_true", help="with --libtorch: keep the project and build folder")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     return p
 
@@ -117,6 +120,10 @@ def run(args: argparse.Namespace) -> int:
 
     :raises UsageError: bad ``--python``/``--expect-*``/``--extension`` (exit 2).
     """
+    if args.libtorch:
+        from .verify_libtorch import run_libtorch
+
+        return run_libtorch(args)
     expect = _expectations(args)
     if args.smoke and not args.extension:
         raise UsageError("--smoke needs --extension.", fix="add --extension MODULE.")

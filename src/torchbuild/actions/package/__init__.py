@@ -1,0 +1,2 @@
+"""Packaging actions: ``package inspect`` (inspect.py), ``package wheel`` (wheel.py),
+``package libtorch`` (libtorch.py), ``package conda`` (conda.py)."""
