@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..knowledge import KnowledgeError, rows
+from .diagnose_reasons import ContextCollector, SignatureHit, reason
 
 __all__ = [
     "Signature",
@@ -75,7 +76,7 @@ GATE: tuple[str, ...] = (
     "or higher", "nrecognized", "nvalid value", "fopenmp", "NOTFOUND", "ADVANCED", "nable to",
     "xception", "CUDA_HOME", "submodule", "previously", "RPATH", "UnknownType", "protoc",
     "onflict", "but you have", "GLIBC", "CXXABI", "WinError", "THC", "AT_CHECK", "C++17",
-    "NumPy", "numpy", "quota", "Disk", "signal", "Stop.", "没有", "无法", "未声明", "不明确", "导出",
+    "NumPy", "numpy", "CuDNN", "quota", "Disk", "signal", "Stop.", "没有", "无法", "未声明", "不明确", "导出",
     "不匹配", "错误", "build dependency", "is too", "only supported", "Cannot", "cannot",
     "could be found", "COMPILER", "ermission", "CUDNN", "needed by",
 )
@@ -425,6 +426,19 @@ _ERROR = re.compile(
 )
 
 
+def _is_error_not_command(body: str, match) -> bool:  # type: ignore[no-untyped-def]
+    """True when the line after ``FAILED:`` is an error message, not the command:
+    a known signature, or a compiler/nvcc/linker error shape (``file:1:2: error:``,
+    ``#error``, ``nvcc fatal``), never a line that starts like a command."""
+    if not body or _COMMANDISH.match(body):
+        return False
+    return bool(_ERROR.search(body) or match(body) is not None)
+
+
+#: A command line after FAILED: (a compiler, a tool, a path, an env assignment, cmd.exe).
+_COMMANDISH = re.compile(r"^(?:[\w.+-]*(?:cc|c\+\+|g\+\+|clang\+*|nvcc|cl|link|ld|ar|hipcc|ccache|sccache|cmake|ninja|make|python\d?[\d.]*)(?:\.exe)?\s|/|[A-Za-z]:\\|\w+=\S*\s|cmd\.exe|cd\s|:\s*&&|\"[^\"]+\"\s)")
+
+
 def normalize(text: str) -> str:
     """The line without CI prefixes (timestamps, docker step numbers), pip frames
     (``│``, ``╰─>``) and surrounding whitespace."""
@@ -496,6 +510,8 @@ class Diagnoser:
         self._sig_seen: set[str] = set()
         self.first_summary: ErrorLine | None = None
         self.hints: list[_Event] = []  # lines matched by a hint signature (not errors)
+        self._ctx = ContextCollector()  # versions, ABI flags, import paths (diagnose_reasons)
+        self._hits: list[SignatureHit] = []  # every signature match (bounded), for the reasoning
 
     # -- helpers ------------------------------------------------------------
     def _interesting(self, body: str) -> bool:
@@ -525,6 +541,8 @@ class Diagnoser:
             return
         if ev.sig is not None:
             self._sig_seen.add(ev.sig.cause)
+            if len(self._hits) < MAX_EVENTS:
+                self._hits.append(SignatureHit(ev.sig.cause, ev.sig.id, ev.line))
         self.events.append(ev)
         self._after.append(ev)
 
@@ -581,14 +599,18 @@ class Diagnoser:
             if self._cmake is not None:
                 self._close_cmake()
             self._step_cmd_pending = None
-        # a ninja step's command is the line right after FAILED:
+        # a ninja step's command is the line right after FAILED: -- unless that line is
+        # already the compiler's error (a log that was cut or re-wrapped): then the
+        # step has no command and the line is examined like any other
         if self._step_cmd_pending is not None:
             i = self._step_cmd_pending
             self._step_cmd_pending = None
-            st = self.steps[i]
-            self.steps[i] = Step(st.line, st.text, number, text.strip()[:2000])
-            self.prev.append(Evidence(number, text))
-            return
+            if not _is_error_not_command(normalize(text), self._match_sigs):
+                st = self.steps[i]
+                self.steps[i] = Step(st.line, st.text, number, text.strip()[:2000])
+                self._ctx.feed(text.strip())
+                self.prev.append(Evidence(number, text))
+                return
         # CMake message continuation: indented or blank lines
         if self._cmake is not None:
             if text.startswith(" ") or not text.strip():
@@ -608,6 +630,7 @@ class Diagnoser:
         if not body:
             self.prev.append(Evidence(number, text))
             return
+        self._ctx.feed(body)
         if body[0] == "[" and _PROGRESS.match(body):
             # another job's progress: ends the current ninja step's output
             self.cur_step = -1
@@ -741,6 +764,9 @@ class Diagnoser:
                     )
                 else:
                     causes.append(self._unknown(first, step))
+        # root over symptom: re-order or qualify with what else the log says
+        causes, why = reason(causes, self._ctx.ctx, self._hits)  # type: ignore[assignment]
+        notes.extend(why)
         if self.all_failures:
             seen = {(causes[0].cause_id, causes[0].line)}
             seen_causes = {causes[0].cause_id} if causes[0].cause_id != UNKNOWN else set()
