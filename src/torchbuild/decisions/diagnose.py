@@ -430,9 +430,17 @@ def _is_error_not_command(body: str, match) -> bool:  # type: ignore[no-untyped-
     """True when the line after ``FAILED:`` is an error message, not the command:
     a known signature, or a compiler/nvcc/linker error shape (``file:1:2: error:``,
     ``#error``, ``nvcc fatal``), never a line that starts like a command."""
-    if not body or _COMMANDISH.match(body):
+    if not body:
+        return False
+    if _DIAG_SHAPE.match(body):
+        return True
+    if _COMMANDISH.match(body):
         return False
     return bool(_ERROR.search(body) or match(body) is not None)
+
+
+#: A compiler diagnostic: ``path:12:3: error:``, ``path(12): fatal error C1189:``, ``#error``.
+_DIAG_SHAPE = re.compile(r"^\S+?(?::\d+(?::\d+)?:|\(\d+\)\s*:)\s*(?:fatal\s+)?error\b|^#error\b|^\S+:\s*(?:fatal\s+)?error:")
 
 
 #: A command line after FAILED: (a compiler, a tool, a path, an env assignment, cmd.exe).
@@ -765,7 +773,7 @@ class Diagnoser:
                 else:
                     causes.append(self._unknown(first, step))
         # root over symptom: re-order or qualify with what else the log says
-        causes, why = reason(causes, self._ctx.ctx, self._hits)  # type: ignore[assignment]
+        causes, why = reason(causes, self._ctx.ctx, self._hits, self._cause_of_hit)  # type: ignore[assignment,arg-type]
         notes.extend(why)
         if self.all_failures:
             seen = {(causes[0].cause_id, causes[0].line)}
@@ -816,6 +824,10 @@ class Diagnoser:
             _fill(sig.explanation, vals), _fill(sig.fix, vals), sig.source, sig.id,
             {k: str(v) for k, v in ev.values.items()}, step,
         )
+
+    def _cause_of_hit(self, hit: SignatureHit) -> Cause | None:
+        ev = next((e for e in self.events if e.line == hit.line and e.sig is not None), None)
+        return self._cause(ev, ev.sig.confidence) if ev is not None else None  # type: ignore[union-attr]
 
     def _unknown(self, ev: _Event, step: Step | None) -> Cause:
         where = f" (failing step at line {step.line}" + (

@@ -21,7 +21,7 @@ tool whose message is matched).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -181,7 +181,10 @@ def _abi_evidence(symbol: str, ctx: LogContext) -> bool:
 
 
 def reason(
-    causes: Sequence[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit] = ()
+    causes: Sequence[_CauseLike],
+    ctx: LogContext,
+    hits: Sequence[SignatureHit] = (),
+    cause_for: Callable[[SignatureHit], _CauseLike | None] | None = None,
 ) -> tuple[list[_CauseLike], list[str]]:
     """Re-order or qualify ``causes`` (root first, as the signatures gave them) with
     the log's context.
@@ -191,6 +194,8 @@ def reason(
     :param ctx: what :class:`ContextCollector` saw in the log.
     :param hits: every signature match of the log (for rules that look beyond the
         root, e.g. a pip dependency conflict printed before the failure).
+    :param cause_for: makes the cause of one of ``hits`` (to report a symptom next
+        to its root); None: such causes are not added.
     :returns: the new cause list (root first; an undecidable pair as two causes with
         confidence at most :data:`UNDECIDED_CAP`) and notes for the person.
     """
@@ -285,6 +290,15 @@ def reason(
         out = [first, _cap(root, UNDECIDED_CAP), *rest]
         notes.append(f"A dependency conflict (line {conflict.line}) comes before the {root.cause_id} error.")
         return out, notes
+
+    # 5b. the conflict is the first error: the later failure is its symptom, reported second
+    if root.cause_id == "dependency_version_conflict" and cause_for is not None:
+        sym = next((h for h in hits if h.cause_id in symptom and h.line > (root.line or 0)), None)
+        c = cause_for(sym) if sym is not None else None
+        if c is not None:
+            out = [root, _cap(c, UNDECIDED_CAP), *rest]
+            notes.append(f"The {c.cause_id} failure on line {c.line} follows from this dependency conflict.")
+            return out, notes
 
     # 6. a C++ standard error with a compiler too old for that standard.
     if root.cause_id == "cxx_standard_mismatch" and ctx.gcc_majors and min(ctx.gcc_majors) < 7:
