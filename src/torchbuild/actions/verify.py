@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..decisions.torch_config import TorchConfig, parse_torch_config
+from ..decisions.verify_causes import CHECK_CAUSES, ExtensionInfo, explain_import_failure
 from ..errors import UsageError
 
 __all__ = ["Expectations", "Check", "VerifyReport", "verify_torch", "verify_extension", "arch_runs_on"]
@@ -78,12 +79,15 @@ class Expectations:
 @dataclass
 class Check:
     """One verdict: ``id`` (stable, e.g. ``"ldd"``), ``ok``, a one-line ``message`` saying
-    what was found, and ``fix`` (what to do; None when ``ok``)."""
+    what was found, ``fix`` (what to do; None when ``ok``) and, for a failed check,
+    ``cause_id`` (an id of shared/causes.md named with the diagnose knowledge, or
+    ``unknown``; None when ``ok``)."""
 
     id: str
     ok: bool
     message: str
     fix: str | None = None
+    cause_id: str | None = None
 
 
 @dataclass
@@ -116,9 +120,11 @@ class VerifyReport:
         """The first check with this id, or None."""
         return next((c for c in self.checks if c.id == check_id), None)
 
-    def add(self, check_id: str, ok: bool, message: str, fix: str | None = None) -> Check:
-        """Append a check and return it."""
-        c = Check(check_id, bool(ok), message, None if ok else fix)
+    def add(self, check_id: str, ok: bool, message: str, fix: str | None = None, cause_id: str | None = None) -> Check:
+        """Append a check and return it (a failed check without ``cause_id`` gets the
+        cause of its kind, :data:`~torchbuild.decisions.verify_causes.CHECK_CAUSES`, or ``unknown``)."""
+        cause = None if ok else (cause_id or CHECK_CAUSES.get(check_id, "unknown"))
+        c = Check(check_id, bool(ok), message, None if ok else fix, cause)
         self.checks.append(c)
         return c
 
@@ -350,12 +356,15 @@ def _ldd_checks(report: VerifyReport, files: dict[str, dict[str, Any]], check_id
         report.add(check_id, False, f"no compiled modules found for {what}", "reinstall it: the package has no .so files.")
         return
     if missing:
+        # only torch's own libraries missing (libtorch_cuda.so beside a CPU torch): built for another torch
+        own = all(_TORCH_LIB.match(m.split(" needs ", 1)[1]) for m in missing)
         report.add(
             check_id,
             False,
             f"{len(missing)} missing librar{'y' if len(missing) == 1 else 'ies'}: " + "; ".join(missing[:6]),
             "install what provides the missing library, or rebuild so that it links the libraries of the torch "
             "installed in this Python (same CUDA/CPU variant); an RPATH ($ORIGIN/...) or LD_LIBRARY_PATH must reach it.",
+            cause_id="torch_extension_mismatch" if own and check_id == "ext_ldd" else None,
         )
     else:
         report.add(check_id, True, f"all libraries of {len(files)} compiled module(s) of {what} resolve")
@@ -538,7 +547,10 @@ def _torch_checks(report: VerifyReport, data: dict[str, Any], expect: Expectatio
         return
     if not data.get("torch_import"):
         error = errors.get("import torch", "unknown error")
-        report.add("import", False, f"import torch failed: {error}", _import_fix(error))
+        f = explain_import_failure(error, ExtensionInfo("torch", "torch"), torch_version=None, torch_cuda=None,
+                                   torch_abi=None)
+        report.add("import", False, f"import torch failed: {error}",
+                   _import_fix(error) if f.cause_id == "unknown" else f.fix, cause_id=f.cause_id)
         return
     report.add("import", True, f"import torch {data.get('version')} from {data.get('torch_dir')}")
     cfg = _config_checks(report, data)
@@ -615,7 +627,12 @@ def _torch_lib_dir(data: dict[str, Any]) -> str | None:
 
 
 def verify_extension(
-    python: str, module: str, *, expect: Expectations | None = None, smoke: str | None = None
+    python: str,
+    module: str,
+    *,
+    expect: Expectations | None = None,
+    smoke: str | None = None,
+    installed: ExtensionInfo | None = None,
 ) -> VerifyReport:
     """Verify an extension ``module`` (``torch_scatter``, ``my_ext._C``) against the torch of ``python``.
 
@@ -634,6 +651,9 @@ def verify_extension(
     :param expect: plan expectations (checked on torch, and ``cuda`` also on the extension).
     :param smoke: Python code run after the import with ``torch`` and the module's top-level
         package in its namespace; it fails the ``smoke`` check by raising (e.g. ``assert``).
+    :param installed: what is known of its distribution (name, version, torch pin), from
+        :func:`torchbuild.actions.verify_installed.find_torch_extensions`; a failed import
+        is then explained with the versions on both sides.
     :raises UsageError: ``python`` does not exist or cannot run; ``module`` is empty.
     """
     if not module or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", module):
@@ -647,15 +667,14 @@ def verify_extension(
     for key in ("ext_file", "ext_version"):
         if key in data:
             report.facts[key] = data[key]
+    if installed is not None:
+        report.facts["distribution"] = {"name": installed.dist, "version": installed.version,
+                                        "requires_torch": installed.torch_requirement, "cuda_libs": list(installed.cuda_libs)}
     if not data.get("ext_import"):
         error = errors.get(f"import {module}", errors.get("collect", "unknown error"))
-        fix = _import_fix(error)
-        if "No module named" in error:
-            fix = f"install {module.split('.')[0]} into this Python, or pass --python with the one that has it."
-        elif "undefined symbol" in error:
-            fix = (f"{module} was built against another torch (version or C++ ABI): rebuild it against this torch, "
-                   "with `pip install --no-build-isolation` so the build sees the installed torch.")
-        report.add("ext_import", False, f"import {module} failed: {error}", fix)
+        f = explain_import_failure(error, installed or ExtensionInfo(module), torch_version=data.get("version"),
+                                   torch_cuda=data.get("cuda"), torch_abi=data.get("cxx11_abi"))
+        report.add("ext_import", False, f.message, f.fix, cause_id=f.cause_id)
     else:
         report.add("ext_import", True, f"import {module} from {data.get('ext_file')}")
     lib_dir = _torch_lib_dir(data)
@@ -708,6 +727,7 @@ def verify_extension(
             problem or (f"built for CUDA ({', '.join(report.facts['ext_cuda_libs'])})" if wants_cuda else "CPU-only extension"),
             "rebuild the extension against this torch with the same CUDA toolkit major version (CUDA_HOME), "
             "or install the torch variant it was built for.",
+            cause_id="torch_cpu_only" if torch_cuda is None else "cuda_version_mismatch",
         )
         torch_abi = data.get("cxx11_abi")
         cxx11 = sum(info.get("cxx11_symbols", 0) for info in files.values())
