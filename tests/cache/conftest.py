@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from torchbuild.actions.compile_cache import find_tool
+from torchbuild.actions.cache import find_tool
 
 
 def free_port() -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from torchbuild.actions import compile_cache as cc
+from torchbuild.actions import cache as cc
 from torchbuild.decisions.cache_plan import cache_settings, parse_cache_url, parse_distcc_hosts
 from torchbuild.errors import ConflictingOptionsError, UsageError
 from torchbuild.facts.model import Compiler, Tool

@@ -31,7 +31,7 @@ from ..facts.cmake_cache import read_cmake_cache
 from ..facts.model import Facts
 from ..facts.user_config import read_user_profiles
 from ..ui import console, render_findings, render_plan
-from . import compile_cache
+from . import cache as compile_cache
 from .fetch import ResolvedSource, cache_dir, resolve_source
 from .record import sha256_file, timestamp, write_record
 from .runner import ProgressTracker, open_new_log, run_logged

@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 
 from ..decisions.verify_causes import ExtensionInfo
+from ..facts.elf import elf_info as _elf_info
 
 __all__ = ["InstalledExtension", "find_torch_extensions"]
 
@@ -87,7 +88,6 @@ def find_torch_extensions(python: str) -> list[InstalledExtension]:
     :returns: in distribution-name order; ``[]`` when the listing fails (the torch
         report says why the interpreter does not work).
     """
-    from .verify import _elf_info  # the ELF reader verify already uses
 
     with tempfile.TemporaryDirectory(prefix="torchbuild-verify-") as cwd:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}

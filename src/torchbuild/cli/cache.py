@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..actions import compile_cache as cc
+from ..actions import cache as cc
 from ..actions.sccache_dist import write_dist_configs
 from ..errors import UsageError
 from ..ui import console

@@ -209,7 +209,7 @@ class CachePart:
     """What the cache and distribution choices add to a plan.
 
     ``env``: variable -> (value, source); ``setup``: JSON-ready instructions for
-    :func:`torchbuild.actions.compile_cache.start_session`; ``jobs``: a new (value,
+    :func:`torchbuild.actions.cache.start_session`; ``jobs``: a new (value,
     source) for the job count or None; ``notes``/``warnings``: lines for the plan.
     """
 

@@ -1,382 +1,25 @@
-"""The build plan: facts + knowledge + user intent -> what to run, and why.
+"""Resolve the build plan: facts + profiles + the user's intent -> :class:`~.model.Plan`.
 
-Pure functions, no I/O (DESIGN.md, layer 3).  Every value in a :class:`Plan` is a
-:class:`Setting` that carries its provenance (flag, profile, detected GPU, default,
-source tree), which is what ``torchbuild plan --explain`` prints.
-
-Facts this module encodes, with their sources:
-
-* the build front ends and their commands — ``shared/reference/pytorch-build-facts.md``
-  §2 (``pip install -e . -v --no-build-isolation`` for develop mode; wheels with
-  ``pip wheel --no-build-isolation``) and §1e (2.14+: scikit-build-core, ``MAX_JOBS`` ->
-  ``CMAKE_BUILD_PARALLEL_LEVEL``);
-* how the environment becomes CMake options (§1a build type from ``DEBUG`` /
-  ``REL_WITH_DEB_INFO`` / ``CMAKE_BUILD_TYPE``; §1b ``BUILD_``/``USE_``/``CMAKE_`` forwarded
-  verbatim; CMake truthiness ON/1/YES/TRUE/Y vs OFF/0/NO/FALSE/N);
-* that CMake configures only once (§1c), hence :func:`cmake_cache_diff`;
-* ``cmake_dependent_option`` forcing an option OFF when its condition is false (§6);
-* ``torch.utils.cpp_extension`` reading ``MAX_JOBS`` and ``TORCH_CUDA_ARCH_LIST`` (§5).
-"""
+Pure (DESIGN.md, layer 3): reads only its arguments and the knowledge tables."""
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
 import hashlib
-import re
-import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import knowledge
-from ..errors import ConflictingOptionsError, ProfileError, UnknownOptionError, UsageError
-from ..facts.model import Facts
-from . import cmake_cond
-from .choices import BUILD_TYPES, CACHES, MODES
-from .cmake_cond import cmake_bool
+from ... import knowledge
+from ...errors import ConflictingOptionsError, ProfileError, UnknownOptionError, UsageError
+from ...facts.model import Facts
+from .. import cmake_cond
+from ..choices import BUILD_TYPES, CACHES, MODES
+from .arches import _arches_from_gpus, parse_arch_list
+from .model import Command, Intent, Plan, Setting, cmake_truth, did_you_mean
+from .options import _allowed_keys, _check_key, _parse_sets, _platform_vars
+from .previous import _incremental, cmake_cache_diff
+from .profiles import _resolve_profile
 
-__all__ = [
-    "MODES",
-    "BUILD_TYPES",
-    "CACHES",
-    "Intent",
-    "Setting",
-    "Command",
-    "CacheDiff",
-    "Plan",
-    "make_plan",
-    "parse_arch_list",
-    "cmake_truth",
-    "cmake_cache_diff",
-    "builtin_profiles",
-    "did_you_mean",
-]
-
-PROFILE_KEYS = ("inherits", "description", "mode", "build_type", "cuda", "arch", "cache", "jobs", "set", "nvcc_flags")
-
-def cmake_truth(value: str | None) -> bool | None:
-    """CMake truthiness of ``value`` (see :func:`torchbuild.decisions.cmake_cond.cmake_bool`)."""
-    return cmake_bool(value)
-
-
-def did_you_mean(name: str, choices: list[str] | tuple[str, ...] | set[str], n: int = 3) -> str:
-    """`` Did you mean: A, B?`` for the closest ``choices`` (difflib), or ``""``."""
-    close = difflib.get_close_matches(name, list(choices), n=n, cutoff=0.6)
-    if not close:
-        upper = name.upper()
-        close = [c for c in choices if upper and (upper in c.upper() or c.upper() in upper)][:n]
-    return f" Did you mean: {', '.join(close)}?" if close else ""
-
-
-@dataclass
-class Setting:
-    """A plan value and where it came from (``"--jobs"``, ``"profile dev"``, ``"default"``,
-    ``"detected: 1 GPU (NVIDIA H100, 9.0)"``, ``"source tree"``)."""
-
-    value: Any
-    source: str
-
-
-@dataclass
-class Command:
-    """One external command of the plan: ``argv`` (``"{wheel}"`` stands for the wheel the
-    previous step built), ``cwd``, and the ``phase`` it starts (``"build"``, ``"install"``)."""
-
-    argv: list[str]
-    cwd: str
-    phase: str
-
-
-@dataclass
-class CacheDiff:
-    """A value in an existing ``CMakeCache.txt`` that disagrees with the plan."""
-
-    name: str
-    cached: str | None
-    planned: str
-
-
-@dataclass
-class Intent:
-    """What the user asked for (flags); None means "not said"."""
-
-    profile: str | None = None
-    mode: str | None = None
-    build_type: str | None = None
-    jobs: int | None = None
-    cuda: bool | None = None
-    arch: str | None = None
-    cache: str | None = None
-    sets: list[str] = field(default_factory=list)
-    install: bool = True
-    wheel_dir: str | None = None
-    cache_url: str | None = None
-    distribute: str | None = None
-    hosts: str | None = None
-    hosts_source: str = "--hosts"
-    full: bool = False
-
-
-@dataclass
-class Plan:
-    """A resolved build plan (serialisable with :meth:`to_dict`).
-
-    ``env`` holds only the variables the plan sets (each a :class:`Setting`); the build
-    runs with the caller's environment updated by :meth:`environment`.  ``commands`` run
-    in order; ``reconfigure`` lists cached CMake values that disagree with the plan (the
-    build moves the stale cache aside so CMake configures again).
-    """
-
-    source: str
-    kind: str
-    frontend: str
-    python: str
-    profile: str
-    mode: Setting
-    build_type: Setting
-    jobs: Setting
-    cuda: Setting
-    arch_list: Setting
-    cache: Setting
-    install: Setting
-    options: dict[str, Setting] = field(default_factory=dict)
-    env: dict[str, Setting] = field(default_factory=dict)
-    commands: list[Command] = field(default_factory=list)
-    build_dir: str | None = None
-    wheel_dir: str | None = None
-    reconfigure: list[CacheDiff] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    #: what torchbuild.actions.compile_cache sets up before the build (wrappers, backend
-    #: check, distribution); see torchbuild.decisions.cache_plan.
-    cache_setup: dict[str, Any] = field(default_factory=dict)
-    incremental: Setting | None = None
-    #: sections of the setuptools config file named by ``DIST_EXTRA_CONFIG`` (setup.py
-    #: extension builds): ``{"build": {"build_base": ...}, "build_ext": {"parallel": "2"}}``
-    setup_cfg: dict[str, dict[str, str]] = field(default_factory=dict)
-
-    def env_values(self) -> dict[str, str]:
-        """``{NAME: value}`` of the variables the plan sets."""
-        return {k: str(s.value) for k, s in self.env.items()}
-
-    def environment(self, base: Mapping[str, str]) -> dict[str, str]:
-        """``base`` (usually ``os.environ``) updated with the plan's variables."""
-        env = dict(base)
-        env.update(self.env_values())
-        return env
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict."""
-        return dataclasses.asdict(self)
-
-    def export(self, fmt: str) -> str:
-        """The plan as a script a person can run by hand.
-
-        :param fmt: ``"sh"`` (POSIX shell), ``"bat"`` (Windows cmd) or ``"dotenv"``
-            (``KEY=VALUE`` lines, variables only).
-        :raises UsageError: unknown format.
-        """
-        env = self.env_values()
-        if fmt == "dotenv":
-            return "".join(f"{k}={_dotenv_quote(v)}\n" for k, v in env.items())
-        if fmt == "sh":
-            lines = ["#!/bin/sh", f"# torchbuild plan for {self.source} (profile {self.profile})", "set -e"]
-            lines += [f"export {k}={shlex.quote(v)}" for k, v in env.items()]
-            cwd = None
-            for c in self.commands:
-                if c.cwd != cwd:
-                    lines.append(f"cd {shlex.quote(c.cwd)}")
-                    cwd = c.cwd
-                argv = ["$WHEEL" if a == "{wheel}" else a for a in c.argv]
-                if "{wheel}" in c.argv:
-                    lines.append(f"WHEEL=$(ls -t {shlex.quote(self.wheel_dir or '.')}/*.whl | head -n 1)")
-                lines.append(" ".join(a if a == "$WHEEL" else shlex.quote(a) for a in argv))
-            return "\n".join(lines) + "\n"
-        if fmt == "bat":
-            lines = ["@echo off", f"rem torchbuild plan for {self.source} (profile {self.profile})"]
-            lines += [f'set "{k}={v}"' for k, v in env.items()]
-            cwd = None
-            for c in self.commands:
-                if c.cwd != cwd:
-                    lines.append(f'cd /d "{c.cwd}"')
-                    cwd = c.cwd
-                if "{wheel}" in c.argv:
-                    lines.append(f'for /f "delims=" %%W in (\'dir /b /o-d "{self.wheel_dir}\\*.whl"\') do (set "WHEEL={self.wheel_dir}\\%%W" & goto :found)')
-                    lines.append(":found")
-                argv = ["%WHEEL%" if a == "{wheel}" else a for a in c.argv]
-                lines.append(" ".join(_bat_quote(a) for a in argv) + " || exit /b 1")
-            return "\r\n".join(lines) + "\r\n"
-        raise UsageError(f"unknown export format {fmt!r}.{did_you_mean(fmt, ['sh', 'bat', 'dotenv'])} Use sh, bat or dotenv.")
-
-
-def _dotenv_quote(v: str) -> str:
-    return v if re.fullmatch(r"[A-Za-z0-9_./:+,;=@-]*", v) else '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _bat_quote(a: str) -> str:
-    return f'"{a}"' if (" " in a or not a) and a != "%WHEEL%" else a
-
-
-# --------------------------------------------------------------------------- profiles
-
-def builtin_profiles() -> dict[str, dict[str, Any]]:
-    """Built-in profiles from ``knowledge/data/profiles.toml``: ``{name: {key: value}}``."""
-    return {row["name"]: {k: v for k, v in row.items() if k not in ("name", "source")}
-            for row in knowledge.rows("profiles", "profile")}
-
-
-def _resolve_profile(name: str, user: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
-    builtins = builtin_profiles()
-    chain: list[str] = []
-    merged: dict[str, Any] = {}
-    current: str | None = name
-    layers: list[dict[str, Any]] = []
-    while current is not None:
-        if current in chain:
-            raise ProfileError(f"profile {name!r} inherits from itself ({' -> '.join(chain + [current])}).",
-                               fix="remove the cycle in 'inherits'.")
-        chain.append(current)
-        if current in user:
-            body = user[current]
-            where = body.get("_file", "torchbuild.toml")
-        elif current in builtins:
-            body = builtins[current]
-            where = "built-in"
-        else:
-            known = sorted(set(builtins) | set(user))
-            raise UnknownOptionError(
-                f"unknown profile {current!r}.{did_you_mean(current, known)} Known profiles: {', '.join(known)}.",
-            )
-        for key in body:
-            if key != "_file" and key not in PROFILE_KEYS:
-                raise ProfileError(f"{where}: profile {current!r} has unknown key {key!r}.{did_you_mean(key, PROFILE_KEYS)}",
-                                   fix=f"use only {', '.join(PROFILE_KEYS)}.")
-        if "set" in body and not isinstance(body["set"], dict):
-            raise ProfileError(f"{where}: profile {current!r}: 'set' must be a table of KEY = \"VALUE\".",
-                               fix='write set = { BUILD_TEST = "0" }.')
-        layers.append(body)
-        current = body.get("inherits")
-    for body in reversed(layers):
-        for k, v in body.items():
-            if k == "set":
-                merged["set"] = {**merged.get("set", {}), **{str(a): str(b) for a, b in v.items()}}
-            else:
-                merged[k] = v
-    return merged
-
-
-# --------------------------------------------------------------------------- arches
-
-_ARCH_ITEM = re.compile(r"^(?:sm_|compute_)?(\d+)\.?(\d)?([af]?)(\+PTX)?$", re.IGNORECASE)
-_NAMED_ARCHES = {"kepler", "kepler+tesla", "maxwell", "maxwell+tegra", "pascal", "volta", "volta+tegra", "turing",
-                 "ampere", "ampere+tegra", "ada", "hopper", "blackwell", "blackwell+tegra", "rubin"}
-
-
-def parse_arch_list(text: str) -> list[str]:
-    """Normalise an arch list to ``TORCH_CUDA_ARCH_LIST`` items: ``"8.6"``, ``"9.0a"``,
-    ``"9.0+PTX"``.  Accepts ``;``, ``,`` or spaces between items and the spellings
-    ``86``, ``8.6``, ``sm_86``, ``compute_90``; PyTorch's named arches (``Ampere``,
-    ``Hopper``; pytorch-build-facts.md §5) pass through unchanged.
-
-    :raises UsageError: an item is none of these (message names it and the accepted forms).
-    """
-    items = [t for t in re.split(r"[;,\s]+", text.strip()) if t]
-    out: list[str] = []
-    for item in items:
-        if item.lower() in _NAMED_ARCHES or item.lower().rstrip("+ptx") in _NAMED_ARCHES:
-            out.append(item)
-            continue
-        m = _ARCH_ITEM.match(item)
-        if not m:
-            raise UsageError(
-                f"arch {item!r} is not a compute capability. Use forms like 8.6, 9.0a, 9.0+PTX or sm_86 "
-                f"(your GPU's value: nvidia-smi --query-gpu=compute_cap --format=csv).")
-        major, minor, suffix, ptx = m.groups()
-        if minor is None:
-            if len(major) < 2:
-                raise UsageError(f"arch {item!r} is ambiguous; write it as major.minor, e.g. 8.6.")
-            major, minor = major[:-1], major[-1]
-        norm = f"{int(major)}.{minor}{suffix.lower()}" + ("+PTX" if ptx else "")
-        if norm not in out:
-            out.append(norm)
-    if not out:
-        raise UsageError("the arch list is empty. Give at least one compute capability, e.g. --arch 8.6.")
-    return out
-
-
-def _arches_from_gpus(facts: Facts) -> tuple[list[str], str] | None:
-    caps = sorted({g.compute_capability for g in facts.gpus if g.compute_capability},
-                  key=lambda c: tuple(int(x) for x in re.findall(r"\d+", c)))
-    if not caps:
-        return None
-    arches = list(caps)
-    arches[-1] += "+PTX"
-    names = ", ".join(f"{g.name} ({g.compute_capability})" for g in facts.gpus)
-    return arches, f"detected GPU{'s' if len(facts.gpus) > 1 else ''}: {names}"
-
-
-# --------------------------------------------------------------------------- options
-
-def _parse_sets(items: list[str]) -> list[tuple[str, str]]:
-    out = []
-    for item in items:
-        if "=" not in item:
-            raise UsageError(f"--set {item!r} is not KEY=VALUE. Write e.g. --set USE_CUDNN=0.")
-        k, v = item.split("=", 1)
-        k = k.strip()
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
-            raise UsageError(f"--set {item!r}: {k!r} is not a variable name. Write e.g. --set USE_CUDNN=0.")
-        out.append((k, v))
-    return out
-
-
-def _allowed_keys(facts: Facts, kind: str) -> tuple[set[str], set[str], dict[str, str]]:
-    """(known names, names declared as CMake options, forbidden name -> message)."""
-    doc = knowledge.load("build_env")
-    names: set[str] = set()
-    for row in doc.get(kind, []):
-        names.update(row["names"])
-    declared = {o.name for o in (facts.source.cmake_options if facts.source else [])}
-    if kind == "extension" and facts.source:
-        names.update(facts.source.env_vars)
-    forbidden = {row["name"]: row["message"] for row in doc.get("forbidden", [])} if kind == "pytorch" else {}
-    return names | declared, declared, forbidden
-
-
-def _check_key(key: str, kind: str, known: set[str], forbidden: dict[str, str], have_options: bool) -> None:
-    if key in forbidden:
-        raise ConflictingOptionsError(f"--set {key}: {forbidden[key]}", fix=f"drop {key}; torchbuild and setup.py set it.")
-    if key in known:
-        return
-    if kind == "pytorch" and key.startswith("CMAKE_"):
-        return  # any CMake variable is forwarded verbatim (pytorch-build-facts.md §1b rule 3)
-    if kind == "pytorch" and not have_options and key.startswith(("USE_", "BUILD_")):
-        return  # the tree declared no options we could read: cannot check
-    where = "this tree's CMakeLists.txt options or the variables PyTorch's build reads" if kind == "pytorch" \
-        else "the variables this package's setup.py or torch.utils.cpp_extension read"
-    raise UnknownOptionError(f"unknown option {key!r}: not among {where}.{did_you_mean(key, known)}",
-                             fix="check the spelling; `torchbuild plan --explain` lists the tree's options.")
-
-
-def _platform_vars(facts: Facts) -> dict[str, bool]:
-    system = facts.os.system
-    machine = (facts.os.machine or "").lower()
-    return {
-        "UNIX": system in ("Linux", "Darwin"),
-        "LINUX": system == "Linux",
-        "APPLE": system == "Darwin",
-        "WIN32": system == "Windows",
-        "MSVC": system == "Windows",
-        "CPU_INTEL": machine in ("x86_64", "amd64", "i686"),
-        "CPU_AARCH64": machine in ("aarch64", "arm64"),
-        "CPU_POWER": machine.startswith("ppc64"),
-        "INTERN_BUILD_MOBILE": False,
-    }
-
-
-# --------------------------------------------------------------------------- main
 
 def make_plan(
     facts: Facts,
@@ -549,7 +192,7 @@ def make_plan(
     elif "jobs" in prof:
         jobs = Setting(int(prof["jobs"]), psrc)
     else:
-        from .resources import choose_jobs  # facts -> job count (memory and cores)
+        from ..resources import choose_jobs  # facts -> job count (memory and cores)
 
         choice = choose_jobs(facts, cuda=bool(cuda.value))
         jobs = Setting(choice.jobs, choice.reason)
@@ -613,7 +256,7 @@ def make_plan(
         if extra_inc:
             env["CPATH"] = Setting(":".join(extra_inc), "headers the toolkit lacks, found elsewhere on this machine")
     # compile cache wiring, shared backend, distribution (decisions/cache_plan.py) ------
-    from .cache_plan import cache_settings
+    from ..cache_plan import cache_settings
 
     cpart = cache_settings(
         tool=cache.value, tool_source=cache.source, tools=tools, kind=kind, mode=mode.value, cuda=bool(cuda.value),
@@ -705,35 +348,6 @@ def make_plan(
     return plan
 
 
-def _incremental(plan: Plan, facts: Facts, previous: Mapping[str, Any] | None, *, full: bool) -> Setting:
-    """Whether a develop-mode rebuild of a PyTorch tree can run CMake's build directly.
-
-    PyTorch's setup.py (<= 2.13) configures only when ``build/CMakeCache.txt`` is missing and
-    then runs ``cmake --build . --target install`` (pytorch-build-facts.md §1c); everything
-    else it does on a rebuild (metadata, ``version.py``, the editable install) depends only on
-    the plan's environment, the interpreter and the git SHA.  When all three equal those of
-    the last successful build and nothing needs reconfiguring, the CMake build alone is the
-    same rebuild without pip's seconds of overhead.
-    """
-    if full:
-        return Setting(False, "--full")
-    if plan.kind != "pytorch" or plan.mode.value != "develop" or plan.frontend != "setup.py":
-        return Setting(False, "only develop-mode builds of a setup.py PyTorch tree")
-    if plan.reconfigure:
-        return Setting(False, "the CMake cache disagrees with the plan")
-    if not previous:
-        return Setting(False, "no earlier successful build of this tree")
-    prev_plan = previous.get("plan") or {}
-    prev_env = {k: str(v.get("value")) for k, v in (prev_plan.get("env") or {}).items() if isinstance(v, dict)}
-    if prev_plan.get("mode", {}).get("value") != "develop" or prev_plan.get("python") != plan.python:
-        return Setting(False, "the last build used another mode or interpreter")
-    if prev_env != plan.env_values():
-        return Setting(False, "the build environment changed since the last build")
-    if (previous.get("source") or {}).get("git_sha") != (facts.source.git_sha if facts.source else None):
-        return Setting(False, "the git commit changed since the last build (version.py must be regenerated)")
-    return Setting(True, f"same plan, interpreter and commit as the build of {previous.get('started', 'the last record')}")
-
-
 def _config_key(facts: Facts, python: str, cuda: bool, arches: list[str] | None, build_type: str,
                 options: Mapping[str, Setting]) -> str:
     """12 hex digits naming one build configuration of an extension: the interpreter, the
@@ -765,32 +379,3 @@ def _extra_cuda_includes(facts: Facts) -> list[str]:
         if d and not (home and d.startswith(home)) and d not in out:
             out.append(d)
     return out
-
-
-def cmake_cache_diff(plan: Plan, cache: Mapping[str, str]) -> list[CacheDiff]:
-    """Values the plan passes to CMake that an existing cache holds differently.
-
-    PyTorch configures only when ``build/CMakeCache.txt`` is missing (pytorch-build-facts.md
-    §1c: "options passed for the first time will persist"), so each difference would be
-    silently ignored by a plain rebuild.  Booleans compare by CMake truthiness; names the
-    cache does not hold are not differences.
-    """
-    planned: dict[str, str] = {}
-    for k, s in plan.env.items():
-        if k == "CMAKE_BUILD_PARALLEL_LEVEL":
-            continue  # a build setting, not a configure one
-        if k.startswith(("USE_", "BUILD_", "CMAKE_")) or k == "TORCH_CUDA_ARCH_LIST":
-            planned[k] = str(s.value)
-    diffs: list[CacheDiff] = []
-    for k, v in planned.items():
-        if k not in cache:
-            continue
-        old = cache[k]
-        a, b = cmake_truth(old), cmake_truth(v)
-        if k.endswith("_COMPILER_LAUNCHER"):
-            same = Path(old.split(";")[0]).name == Path(v).name  # PyTorch caches the launcher's full path
-        else:
-            same = (a == b) if (a is not None and b is not None) else (old == v)
-        if not same:
-            diffs.append(CacheDiff(k, old, v))
-    return diffs

@@ -1,30 +1,4 @@
-"""Streaming reader for build logs of any size (``torchbuild diagnose``).
-
-Reading a log is looking at the machine, so it lives in the facts layer.  Bytes in,
-:class:`LogLine` out:
-
-* tolerant of invalid UTF-8 (replaced), CRLF, ANSI colour/erase codes and ``\\r``
-  progress redraws (a line shows what a terminal would show: its last non-empty
-  ``\\r`` segment);
-* lines of any length: a kept line is capped (:data:`MAX_LINE_BYTES` raw bytes,
-  :data:`MAX_LINE_CHARS` characters of text); the rest of an over-long line is
-  skipped without being held in memory, so memory is bounded by the chunk size
-  (:data:`CHUNK_BYTES`) whatever the file size;
-* gzip, xz/lzma, bzip2 and zstd files are recognised by their magic bytes and
-  decompressed on the fly (zstd through the ``zstandard`` package, the standard
-  library's ``compression.zstd`` on Python 3.14+, or the ``zstd`` program);
-* ``-`` reads standard input.
-
-Two ways to read: :meth:`LogReader.lines` yields every line; :meth:`LogReader.windows`
-yields only the lines around *trigger* substrings (a few lines before and after each),
-which is how a multi-gigabyte log is scanned at close to ``grep`` speed.
-
-Errors: :class:`LogFileError` (a :class:`torchbuild.errors.UsageError`, exit code 2)
-for a missing path, a directory, an unreadable file or a compressed file that
-cannot be opened.  A compressed stream that is truncated or corrupt part-way is
-not an error: the text read so far is kept and :attr:`LogReader.stream_error` says
-what happened.
-"""
+"""Streaming a log of any size, plain or compressed (:class:`LogReader`)."""
 
 from __future__ import annotations
 
@@ -33,101 +7,22 @@ import gzip
 import io
 import lzma
 import os
-import re
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO
 
-from ..errors import UsageError
+from .lines import CHUNK_BYTES, MAX_LINE_BYTES, MAX_LINE_CHARS, LogFileError, LogLine, _extend, _looks_binary, clean_line
 
-__all__ = [
-    "LogLine",
-    "LogFileError",
-    "LogReader",
-    "open_log",
-    "clean_line",
-    "CHUNK_BYTES",
-    "MAX_LINE_BYTES",
-    "MAX_LINE_CHARS",
-]
 
-#: Bytes read (after decompression) per chunk; the reader's memory is a small
-#: multiple of this.
-CHUNK_BYTES = 4 << 20
-#: Raw bytes of one line that are kept; the rest of a longer line is skipped.
-MAX_LINE_BYTES = 64 << 10
-#: Characters of decoded text kept per line.
-MAX_LINE_CHARS = 8192
-
-_ANSI = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
     (b"\xfd7zXZ\x00", "xz"),
     (b"\x28\xb5\x2f\xfd", "zstd"),
 )
 
-
-class LogLine(NamedTuple):
-    """One line of a log as a terminal would have shown it.
-
-    :param number: 1-based line number in the (decompressed) log.
-    :param text: decoded text, ANSI codes removed, ``\\r`` redraws resolved, no line
-        ending, at most :data:`MAX_LINE_CHARS` characters.
-    """
-
-    number: int
-    text: str
-
-
-class LogFileError(UsageError):
-    """The log cannot be read at all: missing, a directory, unreadable, or compressed
-    with a format this installation cannot open.  Exit code 2."""
-
-
-def clean_line(raw: bytes, max_chars: int = MAX_LINE_CHARS) -> str:
-    """Turn one raw line (without its ``\\n``) into display text.
-
-    Resolves ``\\r`` redraws (keeps the last segment with visible text; a trailing
-    ``\\r`` of CRLF is dropped), removes ANSI escape sequences, decodes UTF-8 with
-    replacement characters and caps the result at ``max_chars`` characters.
-    """
-    if b"\r" in raw:
-        raw = _last_visible_segment(raw)
-    if b"\x1b" in raw:
-        raw = _ANSI.sub(b"", raw)
-    text = raw.decode("utf-8", "replace")
-    if len(text) > max_chars:
-        text = text[:max_chars]
-    return text
-
-
-def _last_visible_segment(raw: bytes) -> bytes:
-    segs = raw.split(b"\r")
-    for seg in reversed(segs):
-        if seg.strip():
-            return seg
-    return b""
-
-
-def _extend(carry: bytes, data: bytes) -> bytes:
-    """Append ``data`` (no ``\\n`` in it) to the partial line ``carry``, resolving
-    ``\\r`` redraws, keeping at most :data:`MAX_LINE_BYTES`."""
-    if b"\r" in data:
-        segs = data.split(b"\r")
-        for i in range(len(segs) - 1, -1, -1):
-            if segs[i].strip():
-                break
-        else:
-            return carry
-        new = carry + segs[0] if i == 0 else segs[i]
-    else:
-        if len(carry) >= MAX_LINE_BYTES:
-            return carry
-        new = carry + data
-    return new[:MAX_LINE_BYTES] if len(new) > MAX_LINE_BYTES else new
 
 
 class _Prepend(io.RawIOBase):
@@ -516,26 +411,3 @@ class LogReader:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-def _looks_binary(sample: bytes) -> bool:
-    """True when ``sample`` is clearly not text: NUL bytes in more than 0.1% of it, or
-    more than 5% control bytes other than tab, newline, CR, ESC, BS, FF."""
-    if not sample:
-        return False
-    nul = sample.count(b"\x00")
-    if nul * 1000 > len(sample):
-        return True
-    ctrl = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 11, 12, 13, 27, 8))
-    return ctrl * 20 > len(sample)
-
-
-def open_log(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> LogReader:
-    """Open a log for streaming: a path (plain or gzip/xz/bz2/zstd-compressed) or ``"-"``
-    for standard input.
-
-    :returns: a :class:`LogReader`; iterate :meth:`LogReader.lines` or
-        :meth:`LogReader.windows` once, then :meth:`LogReader.close` it.
-    :raises LogFileError: missing path, a directory, permission denied, or zstd
-        without a decompressor.
-    """
-    return LogReader(path, chunk_bytes=chunk_bytes)

@@ -1,0 +1,167 @@
+"""What kind of line a log line is: normalisation (CI prefixes, pip frames) and the
+shapes of real errors, summaries/wrappers and warnings."""
+
+from __future__ import annotations
+
+import re
+
+
+#: Byte strings that a large log is scanned for (see ``LogReader.windows``): every
+#: failure the diagnoser names is within a few dozen lines of one of them (the
+#: failing command's output, or the ``error``/``failed`` summary that follows it).
+TRIGGERS: tuple[bytes, ...] = (b"rror", b"ailed")
+
+#: A line is examined only when it contains one of these (case-sensitive) words;
+#: every signature example must contain one (tested).
+GATE: tuple[str, ...] = (
+    "rror", "RROR", "ail", "AIL", "atal", "ATAL", "***", "Killed", "not found", "No rule",
+    "ndefined", "egmentation", "elocation", "No space", "Traceback", "annot ", "No such file",
+    "No module", "nsupported", "required", "mismatch", "nknown", "too old", "ould NOT", "ould not",
+    "does not", "doesn't", "not set", "not compatible", "denied", "permitted", "LNK", "C2872",
+    "died", "emory", "heap space", "Compatibility with", "ncompatib", "kernel image",
+    "or higher", "nrecognized", "nvalid value", "fopenmp", "NOTFOUND", "ADVANCED", "nable to",
+    "xception", "CUDA_HOME", "submodule", "previously", "RPATH", "UnknownType", "protoc",
+    "onflict", "but you have", "GLIBC", "CXXABI", "WinError", "THC", "AT_CHECK", "C++17",
+    "NumPy", "numpy", "CuDNN", "quota", "Disk", "signal", "Stop.", "没有", "无法", "未声明", "不明确", "导出",
+    "不匹配", "错误", "build dependency", "is too", "only supported", "Cannot", "cannot",
+    "could be found", "COMPILER", "ermission", "CUDNN", "needed by",
+)
+
+
+
+# --------------------------------------------------------------- classification
+_PREFIX = re.compile(
+    r"^(?:\ufeff)?(?:"
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"  # GitHub Actions
+    r"|#\d+ \d+\.\d+ "  # docker buildkit
+    r"|\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s*"  # [2024-01-01 12:00:00]
+    r"|\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s*"  # [12:00:00]
+    r")?"
+    r"(?:>\s)*"  # a quoted reply on GitHub ("> Traceback ...")
+    r"[\s│║┃|]*(?:╰─>\s*)?"
+)
+
+_WRAP_PAD = re.compile(r"(?<=\S) {8,}(?=\S)")
+_PROGRESS = re.compile(r"^\[\d+/\d+\]\s")
+_SNIPPET = re.compile(r"^\d+\s+\|\s|^\|\s|^[\s~^|]+$")
+
+_SUMMARY = re.compile(
+    r"""(?x)
+    ^ninja:\ build\ stopped
+  | ^error:\ command\ .{1,400}?\ (?:failed\ with\ exit\ (?:code|status)\ -?\d+|returned\ non-zero\ exit\ status)
+  | ^error:\ command\ '[^']*'\ failed\s*$
+  | ^collect2(?:\.exe)?:\ error:\ ld\ returned
+  | ^(?:clang|clang\+\+|g\+\+|gcc|c\+\+)(?:-[\d.]+)?(?:\.exe)?:\ error:\ linker\ command\ failed
+  | CalledProcessError\b
+  | ^RuntimeError:\ Error\ compiling\ objects\ for\ extension
+  | ^error:\ subprocess-exited-with-error
+  | ^error:\ metadata-generation-failed
+  | ^error:\ legacy-install-failure
+  | ^×\ .*(?:did\ not\ run\ successfully|exit\ code|errored)
+  | ^exit\ code:\ -?\d+
+  | ^ERROR:\ (?:Failed\ building\ wheel|Could\ not\ build\ wheels|Failed\ to\ build|Command\ errored\ out)
+  | ^Failed\ to\ build\ [\w.-]+(?:\s|$)
+  | ^note:\ This\ error\ originates\ from\ a\ subprocess
+  | ^(?:g?make|mingw32-make)(?:\[\d+\])?:\ \*\*\*\ (?:\[.*\]\ Error\ \d+|Waiting\ for\ unfinished)
+  | ^--\ Configuring\ incomplete,\ errors\ occurred
+  | ^See\ also\ ".*CMake(?:Output|Error|ConfigureLog)\.
+  | ^Error:\ Process\ completed\ with\ exit\ code
+  | ^The\ above\ exception\ was\ the\ direct\ cause
+  | ^During\ handling\ of\ the\ above\ exception
+  | \ (?:\.\.\.|:)\ error$
+  | ^Building\ wheel\ for\ .*\ finished\ with\ status\ 'error'
+  | ^error:\ Setup\ script\ exited\ with
+  | ^CMake\ Error\ at\ \S+\.(?:cu|cpp|c)\.(?:o|obj)(?:\.\w+)?\.cmake:\d+
+  | ^Error\ generating(?:\ file)?$
+  | Failed\ to\ run\ '.*build_pytorch_libs
+  | ^(?:error\ )?MSB\d+:|error\ MSB\d+:
+  | ^Build\ FAILED\.
+  | ^ERROR:\ Exception:?$
+  | ^hint:\ This\ usually\ indicates\ a\ problem\ with\ the\ package
+  | ^(?:\S+:\ )?\*\*\*\ \[.*\]\ Error\ \d+
+  | ^FAILED:\ 
+    """
+)
+
+_WARNING = re.compile(
+    r"(?:^|[\s:)\]])(?:warning|Warning)(?:\s*(?:[A-Z]+\d+|#\d+-D))?\s*:|^WARNING\b|^CMake\ (?:Deprecation\ )?Warning|\w+Warning:",
+)
+
+_ERROR = re.compile(
+    r"""(?x)
+    (?:^|[\s:)\]])(?:fatal\ )?error(?:\ [A-Z]{1,4}\d{1,5})?\s*:     # gcc/clang/nvcc/MSVC "file:1:2: error:", "error C2065:"
+  | ^(?:fatal\ )?error\b
+  | ^ERROR:
+  | \bnvcc\ (?:fatal|error)\s*:
+  | ^ptxas\ (?:fatal|error)
+  | ^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)                  # Python exception line
+  | ^CMake\ Error
+  | \bundefined\ reference\ to\b
+  | \bundefined\ symbol\b
+  | relocation\ truncated\ to\ fit
+  | \bcannot\ find\ -l
+  | :\ (?:command\ )?not\ found\s*$
+  | ^Killed\s*$
+  | Segmentation\ fault
+  | internal\ compiler\ error
+  | ^fatal:\ 
+  | No\ rule\ to\ make\ target
+  | No\ space\ left\ on\ device
+  | ^ninja:\ error:
+  | missing\ and\ no\ known\ rule\ to\ make\ it
+    """
+)
+
+
+def _is_error_not_command(body: str, match) -> bool:  # type: ignore[no-untyped-def]
+    """True when the line after ``FAILED:`` is an error message, not the command:
+    a compiler diagnostic shape (``file:1:2: error:``, ``file(12): fatal error C1189:``,
+    ``#error``), or else a known signature / error shape on a line that does not start
+    like a command (issue 11: logs that were cut or re-wrapped)."""
+    if not body:
+        return False
+    if _DIAG_SHAPE.match(body):
+        return True
+    if _COMMANDISH.match(body):
+        return False
+    return bool(_ERROR.search(body) or match(body) is not None)
+
+
+#: A compiler diagnostic: ``path:12:3: error:``, ``path(12): fatal error C1189:``, ``#error``.
+_DIAG_SHAPE = re.compile(r"^\S+?(?::\d+(?::\d+)?:|\(\d+\)\s*:)\s*(?:fatal\s+)?error\b|^#error\b|^\S+:\s*(?:fatal\s+)?error:")
+#: A command line after FAILED: (a compiler, a tool, a path, an env assignment, cmd.exe).
+_COMMANDISH = re.compile(r"^(?:[\w.+-]*(?:cc|c\+\+|g\+\+|clang\+*|nvcc|cl|link|ld|ar|hipcc|ccache|sccache|cmake|ninja|make|python\d?[\d.]*)(?:\.exe)?\s|/|[A-Za-z]:\\|\w+=\S*\s|cmd\.exe|cd\s|:\s*&&|\"[^\"]+\"\s)")
+
+
+def normalize(text: str) -> str:
+    """The line without CI prefixes (timestamps, docker step numbers), pip frames
+    (``│``, ``╰─>``) and surrounding whitespace."""
+    m = _PREFIX.match(text)
+    if m and m.end():
+        text = text[m.end() :]
+    return text.rstrip()
+
+
+def _kind(body: str) -> str:
+    if body.startswith("CMake Error"):
+        return "cmake"
+    if "nvcc" in body or body.startswith("ptxas"):
+        return "nvcc"
+    if re.search(r"\b(?:error|warning) (?:C|LNK)\d{4}\b", body):
+        return "msvc"
+    if "undefined reference" in body or "ld:" in body or "relocation truncated" in body or "cannot find -l" in body:
+        return "linker"
+    if re.match(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)", body):
+        return "python"
+    if re.search(r":\d+(?::\d+)?: (?:fatal )?error:", body):
+        return "compiler"
+    if "***" in body or "No rule to make target" in body:
+        return "make"
+    if body.startswith("ninja:"):
+        return "ninja"
+    if body.startswith(("ERROR:", "error:")):
+        return "pip"
+    if "not found" in body:
+        return "shell"
+    return "other"
+

@@ -1,0 +1,237 @@
+"""The streaming half of the diagnosis: :class:`Scanner` reads lines in order, tracks
+failing steps (ninja ``FAILED:``, tracebacks, CMake messages) and keeps the error events
+and hint lines that the ranking (:mod:`.ranking`) chooses from.  Memory is bounded (see
+:mod:`.model`)."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..diagnose_reasons import ContextCollector, SignatureHit
+from .classify import _ERROR, _PROGRESS, _SNIPPET, _SUMMARY, _WARNING, _WRAP_PAD, GATE, _is_error_not_command, _kind, normalize
+from .model import CMAKE_JOIN_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine, Evidence, Step
+from .signatures import Signature, load_signatures
+
+
+# ----------------------------------------------------------------------- engine
+@dataclass
+class _Event:
+    line: int
+    text: str
+    step: int  # index into steps, -1 for none
+    sig: Signature | None = None
+    values: dict[str, str] = field(default_factory=dict)
+    before: list[Evidence] = field(default_factory=list)
+    after: list[Evidence] = field(default_factory=list)
+    extra: list[Evidence] = field(default_factory=list)  # e.g. the CMake Error header
+    kind: str = "other"
+
+
+
+class Scanner:
+    """Incremental scanning: :meth:`feed` lines in order (gaps allowed); the events,
+    steps and hints it keeps are ranked by :class:`~.ranking.Diagnoser`."""
+
+    def __init__(self, signatures: Sequence[Signature] | None = None, *, all_failures: bool = False) -> None:
+        self.sigs = tuple(signatures) if signatures is not None else load_signatures()
+        self.all_failures = all_failures
+        self._gate = GATE
+        self.events: list[_Event] = []
+        self.events_dropped = 0
+        self.steps: list[Step] = []
+        self._step_cmd_pending: int | None = None  # index of a ninja step waiting for its command line
+        self.cur_step = -1
+        self.prev: deque[Evidence] = deque(maxlen=2)
+        self.last_no = 0
+        self.examined = 0
+        self._after: list[_Event] = []  # events still collecting after-context
+        self._boundaries: list[int] = []  # lines that end a root window (bounded: only kept near events)
+        self._cmake: list[Evidence] | None = None  # an open CMake message
+        self._cmake_step = -1
+        self._cmake_blank = 0
+        self._sig_seen: set[str] = set()
+        self.first_summary: ErrorLine | None = None
+        self.hints: list[_Event] = []  # lines matched by a hint signature (not errors)
+        self._ctx = ContextCollector()  # versions, ABI flags, import paths (decisions/diagnose_reasons)
+        self._hits: list[SignatureHit] = []  # every signature match (bounded), for the reasoning
+
+    # -- helpers ------------------------------------------------------------
+    def _interesting(self, body: str) -> bool:
+        return any(map(body.__contains__, self._gate))
+
+    def _match_sigs(self, text: str) -> tuple[Signature, dict[str, str]] | None:
+        for s in self.sigs:
+            if s.anchor in text:
+                v = s.match(text)
+                if v is not None:
+                    return s, v
+        if "        " in text:
+            # a line copied from a terminal that wrapped it: the padding of the wrap
+            # splits words ("not expa          nded with"); match it joined again
+            joined = _WRAP_PAD.sub("", text)
+            if joined != text:
+                return self._match_sigs(joined)
+        return None
+
+    def _add_event(self, ev: _Event) -> None:
+        if len(self.events) >= MAX_EVENTS:
+            # keep going for --all only through the per-cause bookkeeping below
+            self.events_dropped += 1
+            if ev.sig is not None and ev.sig.cause not in self._sig_seen and len(self.events) < MAX_EVENTS + 100:
+                self._sig_seen.add(ev.sig.cause)
+                self.events.append(ev)
+            return
+        if ev.sig is not None:
+            self._sig_seen.add(ev.sig.cause)
+            if len(self._hits) < MAX_EVENTS:
+                self._hits.append(SignatureHit(ev.sig.cause, ev.sig.id, ev.line))
+        self.events.append(ev)
+        self._after.append(ev)
+
+    def _boundary(self, line: int) -> None:
+        if self.events and len(self._boundaries) < 4 * MAX_EVENTS:
+            self._boundaries.append(line)
+
+    # -- CMake messages ------------------------------------------------------
+    def _close_cmake(self) -> None:
+        msg = self._cmake
+        self._cmake = None
+        if not msg or len(msg) < 2:
+            return
+        joined = " ".join(e.text.strip() for e in msg if e.text.strip())
+        hit = self._match_sigs(joined)
+        if hit is None:
+            return
+        sig, vals = hit
+        # evidence: the line holding the pattern's most specific text
+        ev_line = msg[0]
+        for e in msg[1:]:
+            if sig.anchor in e.text:
+                ev_line = e
+                break
+        # an existing event for the header line (generic CMake Error) gets the match
+        for ev in reversed(self.events[-8:]):
+            if ev.line == msg[0].line:
+                ev.sig, ev.values = sig, vals
+                if ev_line.line != ev.line:
+                    ev.extra = [e for e in msg[1:] if e.text.strip()][:6]
+                self._sig_seen.add(sig.cause)
+                return
+        self._add_event(
+            _Event(msg[0].line, msg[0].text, self._cmake_step, sig, vals,
+                   extra=[e for e in msg[1:] if e.text.strip()][:6], kind="cmake")
+        )
+
+    # -- main entry ----------------------------------------------------------
+    def feed(self, number: int, text: str) -> None:
+        """Examine one line (``number`` is 1-based; lines must come in order)."""
+        self.examined += 1
+        gap = number != self.last_no + 1
+        self.last_no = number
+        # after-context for recent events
+        if self._after:
+            keep = []
+            for ev in self._after:
+                if not gap and len(ev.after) < 2 and number - ev.line <= 2:
+                    ev.after.append(Evidence(number, text))
+                    keep.append(ev)
+            self._after = [e for e in keep if len(e.after) < 2]
+        if gap:
+            self.prev.clear()
+            if self._cmake is not None:
+                self._close_cmake()
+            self._step_cmd_pending = None
+        # a ninja step's command is the line right after FAILED: -- unless that line is
+        # already the compiler's error (a log that was cut or re-wrapped): then the
+        # step has no command and the line is examined like any other
+        if self._step_cmd_pending is not None:
+            i = self._step_cmd_pending
+            self._step_cmd_pending = None
+            if not _is_error_not_command(normalize(text), self._match_sigs):
+                st = self.steps[i]
+                self.steps[i] = Step(st.line, st.text, number, text.strip()[:2000])
+                self._ctx.feed(text.strip())
+                self.prev.append(Evidence(number, text))
+                return
+        # CMake message continuation: indented or blank lines
+        if self._cmake is not None:
+            if text.startswith(" ") or not text.strip():
+                if not text.strip():
+                    self._cmake_blank += 1
+                else:
+                    self._cmake_blank = 0
+                if self._cmake_blank < 3 and len(self._cmake) < CMAKE_JOIN_LINES:
+                    self._cmake.append(Evidence(number, text))
+                    # still look at the line itself below (it may be a signature)
+                else:
+                    self._close_cmake()
+            else:
+                self._close_cmake()
+
+        body = normalize(text)
+        if not body:
+            self.prev.append(Evidence(number, text))
+            return
+        self._ctx.feed(body)
+        if body[0] == "[" and _PROGRESS.match(body):
+            # another job's progress: ends the current ninja step's output
+            self.cur_step = -1
+            self._boundary(number)
+            self.prev.append(Evidence(number, text))
+            return
+        if not self._interesting(body):
+            self.prev.append(Evidence(number, text))
+            return
+        self._classify(number, text, body)
+        self.prev.append(Evidence(number, text))
+
+    def _new_step(self, number: int, body: str, *, command_next: bool = False) -> None:
+        self._boundary(number)
+        if len(self.steps) >= MAX_STEPS:
+            self.cur_step = -1
+            return
+        self.steps.append(Step(number, body[:2000]))
+        self.cur_step = len(self.steps) - 1
+        if command_next:
+            self._step_cmd_pending = self.cur_step
+
+    def _classify(self, number: int, text: str, body: str) -> None:
+        if body.startswith("FAILED:"):
+            self._new_step(number, body, command_next=True)
+            return
+        if body.startswith("Traceback (most recent call last)"):
+            self._new_step(number, body)
+            return
+        if _SNIPPET.match(body):
+            return
+        hit = self._match_sigs(body)
+        if hit is not None and hit[0].hint:
+            if len(self.hints) < MAX_HINTS:
+                self.hints.append(_Event(number, body, self.cur_step, hit[0], hit[1],
+                                         before=list(self.prev), kind=_kind(body)))
+                self._after.append(self.hints[-1])
+            hit = None  # the line itself is classified as if nothing matched
+        if hit is not None:
+            sig, vals = hit
+            if body.startswith("CMake Error"):
+                self._new_step(number, body)
+                self._cmake, self._cmake_step, self._cmake_blank = [Evidence(number, text)], self.cur_step, 0
+            self._add_event(_Event(number, body, self.cur_step, sig, vals, before=list(self.prev), kind=_kind(body)))
+            return
+        if _SUMMARY.search(body):
+            if self.first_summary is None:
+                self.first_summary = ErrorLine(number, body, _kind(body))
+            self._boundary(number)
+            if body.startswith(("make", "gmake", "mingw32-make")) or "***" in body:
+                self.cur_step = -1
+            return
+        if _WARNING.search(body) and not re.search(r"(?:^|\s)(?:fatal )?error\b", body.split("warning", 1)[0]):
+            return
+        if _ERROR.search(body):
+            if body.startswith("CMake Error"):
+                self._new_step(number, body)
+                self._cmake, self._cmake_step, self._cmake_blank = [Evidence(number, text)], self.cur_step, 0
+            self._add_event(_Event(number, body, self.cur_step, before=list(self.prev), kind=_kind(body)))

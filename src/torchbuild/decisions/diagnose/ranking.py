@@ -1,0 +1,192 @@
+"""The reasoning half of the diagnosis: which of the scanned events is the root cause,
+with what confidence, and the explanation shown for it (see the package docstring for
+how the root is chosen)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..diagnose_reasons import SignatureHit, reason
+from .matching import Scanner, _Event
+from .model import (
+    HINT_ALONE_CAP,
+    HINT_BEFORE,
+    HINT_CAP,
+    OFF_ROOT_CAP,
+    ROOT_WINDOW_LINES,
+    UNKNOWN,
+    Cause,
+    Diagnosis,
+    ErrorLine,
+    Evidence,
+    Stats,
+    Step,
+)
+from .signatures import Signature, _fill
+
+
+class Diagnoser(Scanner):
+    """Incremental diagnosis: :meth:`feed` lines in order (gaps allowed), then
+    :meth:`result`.  Memory is bounded (see module constants)."""
+
+    # -- result ---------------------------------------------------------------
+    def result(self, stats: Stats | None = None, notes: Iterable[str] = ()) -> Diagnosis:
+        """The diagnosis of everything fed so far."""
+        if self._cmake is not None:
+            self._close_cmake()
+        stats = stats or Stats(lines=self.last_no)
+        stats.lines_examined = self.examined
+        notes = list(notes)
+        events = self.events
+        if not events and self.hints:
+            ev = self.hints[0]
+            c = self._cause(ev, min(ev.sig.confidence, HINT_ALONE_CAP))  # type: ignore[union-attr]
+            notes.append(
+                f"The log shows no error of its own; line {ev.line} suggests {c.cause_id}, "
+                "so it is reported with low confidence."
+            )
+            return Diagnosis([c], self.first_summary, stats, notes)
+        if not events:
+            fe = self.first_summary
+            cause = Cause(
+                UNKNOWN, 0.0, fe.line if fe else None,
+                [Evidence(fe.line, fe.text)] if fe else [],
+                ("No error line found in the log." if fe is None else
+                 "Only a summary line was found; the failing command's own output is not in this log."),
+                "Look at the full build output (rerun with verbose output, e.g. MAX_JOBS=1 and `ninja -v`), "
+                "or pass the complete log.",
+                "torchbuild",
+            )
+            return Diagnosis([cause], fe, stats, notes)
+        first = events[0]
+        step = self.steps[first.step] if 0 <= first.step < len(self.steps) else None
+        first_error = ErrorLine(first.line, first.text, first.kind)
+        # the root window: from the first error to the next boundary after it
+        end = first.line + ROOT_WINDOW_LINES
+        for b in self._boundaries:
+            if b > first.line:
+                end = min(end, b)
+                break
+        in_root = [e for e in events if e.sig is not None and first.line <= e.line < end
+                   and (e.step == first.step or first.step == -1 or e.step == -1)]
+        causes: list[Cause] = []
+        used: set[int] = set()
+        if in_root:
+            ev = in_root[0]
+            causes.append(self._cause(ev, ev.sig.confidence))  # type: ignore[union-attr]
+            used.add(id(ev))
+        else:
+            others = [e for e in events if e.sig is not None]
+            if others:
+                ev = others[0]
+                conf = min(ev.sig.confidence * 0.6, OFF_ROOT_CAP)  # type: ignore[union-attr]
+                c = self._cause(ev, conf)
+                causes.append(c)
+                used.add(id(ev))
+                notes.append(
+                    f"The first error (line {first.line}) matches no known signature; "
+                    f"{c.cause_id} was matched later (line {ev.line}), so it is reported with low confidence."
+                )
+            else:
+                near = [h for h in self.hints if first.line - HINT_BEFORE <= h.line < end]
+                if near:
+                    # the closest hint before the first error (else the first after it)
+                    before = [h for h in near if h.line <= first.line]
+                    ev = before[-1] if before else near[0]
+                    c = self._cause(ev, min(ev.sig.confidence, HINT_CAP))  # type: ignore[union-attr]
+                    causes.append(c)
+                    used.add(id(ev))
+                    notes.append(
+                        f"The first error (line {first.line}) matches no known signature; line {ev.line} "
+                        f"next to it suggests {c.cause_id}, so it is reported with low confidence."
+                    )
+                else:
+                    causes.append(self._unknown(first, step))
+        # root over symptom: re-order or qualify with what else the log says (issue 11)
+        causes, why = reason(causes, self._ctx.ctx, self._hits, self._cause_of_hit)  # type: ignore[assignment,arg-type]
+        notes.extend(why)
+        if self.all_failures:
+            seen = {(causes[0].cause_id, causes[0].line)}
+            seen_causes = {causes[0].cause_id} if causes[0].cause_id != UNKNOWN else set()
+            seen_steps = {first.step} if first.step >= 0 else set()
+            for ev in events:
+                if id(ev) in used:
+                    continue
+                if ev.sig is not None:
+                    if ev.sig.cause in seen_causes:
+                        continue
+                    seen_causes.add(ev.sig.cause)
+                    conf = ev.sig.confidence if ev.step >= 0 and ev.step not in seen_steps else min(ev.sig.confidence, 0.6)
+                    causes.append(self._cause(ev, conf))
+                    if ev.step >= 0:
+                        seen_steps.add(ev.step)
+                elif ev.step >= 0 and ev.step not in seen_steps:
+                    seen_steps.add(ev.step)
+                    st = self.steps[ev.step] if ev.step < len(self.steps) else None
+                    causes.append(self._unknown(ev, st))
+                if (causes[-1].cause_id, causes[-1].line) in seen and len(causes) > 1:
+                    causes.pop()
+                else:
+                    seen.add((causes[-1].cause_id, causes[-1].line))
+                if len(causes) >= 50:
+                    notes.append("More failures were found; only the first 50 are listed.")
+                    break
+        if self.events_dropped:
+            notes.append(f"{self.events_dropped} further error lines were not kept (memory bound).")
+        return Diagnosis(causes, first_error, stats, notes, step)
+
+    def _evidence(self, ev: _Event) -> list[Evidence]:
+        lines = {e.line: e for e in ev.before}
+        lines[ev.line] = Evidence(ev.line, ev.text)
+        for e in ev.extra:
+            lines.setdefault(e.line, e)
+        for e in ev.after:
+            lines.setdefault(e.line, e)
+        return [lines[k] for k in sorted(lines)]
+
+    def _cause(self, ev: _Event, confidence: float) -> Cause:
+        sig = ev.sig
+        assert sig is not None
+        vals = {**sig.defaults, **ev.values}
+        step = self.steps[ev.step] if 0 <= ev.step < len(self.steps) else None
+        return Cause(
+            sig.cause, round(confidence, 2), ev.line, self._evidence(ev),
+            _fill(sig.explanation, vals), _fill(sig.fix, vals), sig.source, sig.id,
+            {k: str(v) for k, v in ev.values.items()}, step,
+        )
+
+    def _cause_of_hit(self, hit: SignatureHit) -> Cause | None:
+        ev = next((e for e in self.events if e.line == hit.line and e.sig is not None), None)
+        return self._cause(ev, ev.sig.confidence) if ev is not None else None  # type: ignore[union-attr]
+
+    def _unknown(self, ev: _Event, step: Step | None) -> Cause:
+        where = f" (failing step at line {step.line}" + (
+            f", command on line {step.command_line})" if step and step.command_line else ")") if step else ""
+        return Cause(
+            UNKNOWN, 0.0, ev.line, self._evidence(ev),
+            f"No known cause matches the first error, on line {ev.line}{where}: {ev.text[:300]}",
+            "Read the error above: it is the failing step's own first error. If it is a compile error in your "
+            "code, fix the code; otherwise search for its text (without paths) in the project's issues.",
+            "torchbuild", None, {}, step,
+        )
+
+
+def diagnose_lines(
+    lines: Iterable[tuple[int, str]],
+    *,
+    all_failures: bool = False,
+    signatures: Sequence[Signature] | None = None,
+    stats: Stats | None = None,
+) -> Diagnosis:
+    """Diagnose log lines (``(number, text)`` pairs such as
+    :class:`~torchbuild.facts.logfile.LogLine`, in order; gaps allowed).
+
+    :param all_failures: list every distinct failure, not only the root.
+    :param signatures: the knowledge to use (default: :func:`load_signatures`).
+    :param stats: byte/line counts to put in the result (default: lines seen).
+    :returns: a :class:`Diagnosis`; never raises for any text.
+    """
+    d = Diagnoser(signatures, all_failures=all_failures)
+    for number, text in lines:
+        d.feed(number, text)
+    return d.result(stats)

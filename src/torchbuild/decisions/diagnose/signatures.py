@@ -1,0 +1,124 @@
+"""The failure signatures of ``knowledge/data/signatures.toml``: loading, matching and
+filling their explanation templates."""
+
+from __future__ import annotations
+
+import functools
+import re
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ...knowledge import KnowledgeError, rows
+
+
+# --------------------------------------------------------------------- signatures
+@dataclass(frozen=True)
+class Signature:
+    """One row of ``knowledge/data/signatures.toml``.
+
+    :param id: stable name of the signature.
+    :param cause: cause id from ``shared/causes.md``.
+    :param anchor: literal text every matching line contains (a fast pre-check).
+    :param patterns: regular expressions (source text); named groups become values.
+        They are compiled on first use (:attr:`compiled`): a large log touches only
+        the few signatures whose anchor appears in it.
+    :param confidence: 0..1 when matched in the root window.
+    :param explanation: text with ``{name}`` fields filled from values/defaults.
+    :param fix: same.
+    :param source: issue URL or document the signature's text comes from.
+    :param priority: higher is tried first on the same line (specific before general).
+    :param defaults: values used when a pattern did not capture one.
+    :param examples: real log lines the signature must match (tested).
+    :param hint: the matching line is context, not an error of its own (CMake's
+        ``-- Could NOT find CUDNN``, ld's ``warning: libX.so, needed by Y, not
+        found``): it never becomes the first error, and names the cause only when the
+        log's first error matched nothing (at most :data:`HINT_CAP`, or
+        :data:`HINT_ALONE_CAP` when the log has no error at all).
+    """
+
+    id: str
+    cause: str
+    anchor: str
+    patterns: tuple[str, ...]
+    confidence: float
+    explanation: str
+    fix: str
+    source: str
+    priority: int = 0
+    defaults: Mapping[str, str] = field(default_factory=dict)
+    examples: tuple[str, ...] = ()
+    hint: bool = False
+
+    @property
+    def compiled(self) -> tuple[re.Pattern[str], ...]:
+        """The compiled :attr:`patterns` (compiled once, on first use)."""
+        return _compile_all(self.patterns)
+
+    def match(self, text: str) -> dict[str, str] | None:
+        """Values captured when ``text`` matches, else None."""
+        if self.anchor not in text:
+            return None
+        for pat in _compile_all(self.patterns):
+            m = pat.search(text)
+            if m:
+                vals = {k: v for k, v in m.groupdict().items() if v}
+                return vals
+        return None
+
+
+@functools.lru_cache(maxsize=None)
+def _compile_all(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    try:
+        return tuple(re.compile(p) for p in patterns)
+    except re.error as exc:
+        raise KnowledgeError(f"signatures.toml: a pattern does not compile ({exc}): {patterns}") from exc
+
+
+class _Values(dict):  # type: ignore[type-arg]
+    def __missing__(self, key: str) -> str:
+        return f"<{key}>"
+
+
+def _fill(template: str, values: Mapping[str, str]) -> str:
+    try:
+        return string.Formatter().vformat(template, (), _Values(values))
+    except (ValueError, IndexError, KeyError):
+        return template
+
+
+@functools.lru_cache(maxsize=1)
+def load_signatures() -> tuple[Signature, ...]:
+    """All signatures, highest priority first.
+
+    :raises KnowledgeError: when the file is missing, a row lacks a field or a
+        cause id is empty (a pattern that does not compile raises it on first use).
+    """
+    out = []
+    for i, row in enumerate(rows("signatures", "signature")):
+        try:
+            pats = row["patterns"]
+            if isinstance(pats, str):
+                pats = [pats]
+            pats = tuple(pats)  # compiled on first use (every one is compiled by the tests)
+            out.append(
+                Signature(
+                    id=row["id"],
+                    cause=row["cause"],
+                    anchor=row["anchor"],
+                    patterns=pats,
+                    confidence=float(row["confidence"]),
+                    explanation=row["explanation"],
+                    fix=row["fix"],
+                    source=row["source"] if isinstance(row["source"], str) else row["source"][0],
+                    priority=int(row.get("priority", 0)),
+                    defaults=dict(row.get("defaults", {})),
+                    examples=tuple(row.get("examples", ())),
+                    hint=bool(row.get("hint", False)),
+                )
+            )
+        except (KeyError, TypeError, ValueError, re.error) as exc:
+            raise KnowledgeError(f"signatures.toml: signature[{i}] ({row.get('id', '?')}) is invalid: {exc}") from exc
+    out.sort(key=lambda s: -s.priority)
+    return tuple(out)
+
