@@ -118,6 +118,7 @@ SEED_LOGS = {
     """,
     # seed 002: torchvision built for the other C++ ABI of torch
     "cxx_abi_mismatch": """
+        torch 1.10.0a0+git71f889c /media/sde/aaron-wu/pytorch
         >>> import torchvision
         /home/u/.conda/envs/PyTorchCompile/lib/python3.8/site-packages/torchvision/io/image.py:11: UserWarning: Failed to load image Python extension: /home/u/.conda/envs/PyTorchCompile/lib/python3.8/site-packages/torchvision/image.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs
           warn(f"Failed to load image Python extension: {e}")

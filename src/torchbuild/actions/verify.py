@@ -45,6 +45,7 @@ from ..decisions.verify import (
     smoke_check,
     torch_checks,
 )
+from ..decisions.verify_causes import ExtensionInfo
 from ..errors import UsageError
 from ..facts.elf import inspect_files
 from ..facts.torch_runtime import collect, find_module_files, resolve_python
@@ -85,7 +86,12 @@ def _torch_lib_dir(data: dict[str, Any]) -> str | None:
 
 
 def verify_extension(
-    python: str, module: str, *, expect: Expectations | None = None, smoke: str | None = None
+    python: str,
+    module: str,
+    *,
+    expect: Expectations | None = None,
+    smoke: str | None = None,
+    installed: ExtensionInfo | None = None,
 ) -> VerifyReport:
     """Verify an extension ``module`` (``torch_scatter``, ``my_ext._C``) against the torch of ``python``.
 
@@ -104,6 +110,9 @@ def verify_extension(
     :param expect: plan expectations (checked on torch, and ``cuda`` also on the extension).
     :param smoke: Python code run after the import with ``torch`` and the module's top-level
         package in its namespace; it fails the ``smoke`` check by raising (e.g. ``assert``).
+    :param installed: what is known of its distribution (name, version, torch pin), from
+        :func:`torchbuild.actions.verify_installed.find_torch_extensions`; a failed import
+        is then explained with the versions on both sides.
     :raises UsageError: ``python`` does not exist or cannot run; ``module`` is empty.
     """
     if not module or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", module):
@@ -113,7 +122,10 @@ def verify_extension(
     report = VerifyReport(target=module, python=exe)
     base_facts(report, data)
     torch_checks(report, data, expect)
-    ext_import_check(report, data, module)
+    if installed is not None:
+        report.facts["distribution"] = {"name": installed.dist, "version": installed.version,
+                                        "requires_torch": installed.torch_requirement, "cuda_libs": list(installed.cuda_libs)}
+    ext_import_check(report, data, module, installed)
     lib_dir = _torch_lib_dir(data)
     ext_files = data.get("ext_files")
     if ext_files is None:  # import failed: find the files without importing

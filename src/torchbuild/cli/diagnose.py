@@ -23,6 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("log", metavar="LOG", help="the log file (plain or .gz/.xz/.bz2/.zst), or - for standard input")
     p.add_argument("--json", action="store_true", help="print the diagnosis as JSON on stdout")
     p.add_argument("--all", dest="all_failures", action="store_true", help="list every distinct failure, not only the root")
+    p.add_argument("--explain-miss", action="store_true",
+                   help="for a log diagnosed unknown: the first error, the failing step, the closest signatures with "
+                   "why each did not fit, and a draft signature to add (docs/diagnose-signatures.md)")
     return p
 
 
@@ -33,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
     from ..actions.diagnose_log import diagnose_file, render
 
     diag = diagnose_file(args.log, all_failures=args.all_failures)
+    if getattr(args, "explain_miss", False):
+        return _explain(diag, args)
     if args.json:
         import json
 
@@ -46,4 +51,34 @@ def run(args: argparse.Namespace) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     else:
         render(diag, name=args.log)
+    return 0
+
+
+def _explain(diag, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    """Print :func:`~torchbuild.decisions.diagnose_explain.explain_miss` (JSON with --json)."""
+    import json
+
+    from ..decisions.diagnose_explain import explain_miss
+
+    ex = explain_miss(diag)
+    if args.json:
+        sys.stdout.write(json.dumps(ex.to_json_dict(), indent=2, ensure_ascii=False) + "\n")
+        return 0
+    out = sys.stdout
+    if ex.diagnosed != "unknown":
+        out.write(f"{args.log}: diagnosed as {ex.diagnosed} (signature {diag.root.signature}); nothing is missing.\n")
+        return 0
+    if ex.first_error is None:
+        out.write(f"{args.log}: no error line at all; pass the complete log.\n")
+        return 0
+    out.write(f"first error, line {ex.first_error[0]}:\n  {ex.first_error[1]}\n")
+    if ex.failing_step:
+        out.write(f"failing step, line {ex.failing_step[0]}: {ex.failing_step[1]}\n")
+        if ex.failing_step[2]:
+            out.write(f"  command: {ex.failing_step[2][:300]}\n")
+    out.write("closest signatures (knowledge/data/signatures.toml):\n" if ex.near else "no signature shares words with it.\n")
+    for n in ex.near:
+        out.write(f"  {n.signature} ({n.cause}, closeness {n.score:.2f}): {n.why}\n")
+    out.write("\nto name this cause, add a row like this to src/torchbuild/knowledge/data/signatures.toml\n"
+              "(docs/diagnose-signatures.md), then run python -m pytest tests/diagnose:\n\n" + ex.draft)
     return 0

@@ -45,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--libtorch", metavar="DIR|ZIP",
                    help="instead: build and run a small CMake program (find_package(Torch)) against this libtorch")
     p.add_argument("--keep", action="store_true", help="with --libtorch: keep the project and build folder")
+    p.add_argument("--torch-only", action="store_true",
+                   help="check torch alone (default without --extension: also every installed distribution whose "
+                   "compiled modules link libtorch)")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     return p
 
@@ -130,6 +133,11 @@ def run(args: argparse.Namespace) -> int:
     reports = [verify_torch(args.python, expect)]
     if args.extension:
         reports.append(verify_extension(args.python, args.extension, expect=expect, smoke=args.smoke))
+    elif not args.torch_only:
+        from ..actions.verify_installed import find_torch_extensions
+
+        for ext in find_torch_extensions(reports[0].python):
+            reports.append(verify_extension(args.python, ext.module, expect=expect, installed=ext.info()))
     ok = all(r.ok for r in reports)
     if args.json:
         sys.stdout.write(json.dumps({"ok": ok, "reports": [r.to_json_dict() for r in reports]}, indent=2) + "\n")

@@ -22,7 +22,7 @@ GATE: tuple[str, ...] = (
     "or higher", "nrecognized", "nvalid value", "fopenmp", "NOTFOUND", "ADVANCED", "nable to",
     "xception", "CUDA_HOME", "submodule", "previously", "RPATH", "UnknownType", "protoc",
     "onflict", "but you have", "GLIBC", "CXXABI", "WinError", "THC", "AT_CHECK", "C++17",
-    "NumPy", "numpy", "quota", "Disk", "signal", "Stop.", "没有", "无法", "未声明", "不明确", "导出",
+    "NumPy", "numpy", "CuDNN", "quota", "Disk", "signal", "Stop.", "没有", "无法", "未声明", "不明确", "导出",
     "不匹配", "错误", "build dependency", "is too", "only supported", "Cannot", "cannot",
     "could be found", "COMPILER", "ermission", "CUDNN", "needed by",
 )
@@ -111,6 +111,26 @@ _ERROR = re.compile(
   | missing\ and\ no\ known\ rule\ to\ make\ it
     """
 )
+
+
+def _is_error_not_command(body: str, match) -> bool:  # type: ignore[no-untyped-def]
+    """True when the line after ``FAILED:`` is an error message, not the command:
+    a compiler diagnostic shape (``file:1:2: error:``, ``file(12): fatal error C1189:``,
+    ``#error``), or else a known signature / error shape on a line that does not start
+    like a command (issue 11: logs that were cut or re-wrapped)."""
+    if not body:
+        return False
+    if _DIAG_SHAPE.match(body):
+        return True
+    if _COMMANDISH.match(body):
+        return False
+    return bool(_ERROR.search(body) or match(body) is not None)
+
+
+#: A compiler diagnostic: ``path:12:3: error:``, ``path(12): fatal error C1189:``, ``#error``.
+_DIAG_SHAPE = re.compile(r"^\S+?(?::\d+(?::\d+)?:|\(\d+\)\s*:)\s*(?:fatal\s+)?error\b|^#error\b|^\S+:\s*(?:fatal\s+)?error:")
+#: A command line after FAILED: (a compiler, a tool, a path, an env assignment, cmd.exe).
+_COMMANDISH = re.compile(r"^(?:[\w.+-]*(?:cc|c\+\+|g\+\+|clang\+*|nvcc|cl|link|ld|ar|hipcc|ccache|sccache|cmake|ninja|make|python\d?[\d.]*)(?:\.exe)?\s|/|[A-Za-z]:\\|\w+=\S*\s|cmd\.exe|cd\s|:\s*&&|\"[^\"]+\"\s)")
 
 
 def normalize(text: str) -> str:

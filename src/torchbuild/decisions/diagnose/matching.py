@@ -10,7 +10,8 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .classify import _ERROR, _PROGRESS, _SNIPPET, _SUMMARY, _WARNING, _WRAP_PAD, GATE, _kind, normalize
+from ..diagnose_reasons import ContextCollector, SignatureHit
+from .classify import _ERROR, _PROGRESS, _SNIPPET, _SUMMARY, _WARNING, _WRAP_PAD, GATE, _is_error_not_command, _kind, normalize
 from .model import CMAKE_JOIN_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine, Evidence, Step
 from .signatures import Signature, load_signatures
 
@@ -54,6 +55,8 @@ class Scanner:
         self._sig_seen: set[str] = set()
         self.first_summary: ErrorLine | None = None
         self.hints: list[_Event] = []  # lines matched by a hint signature (not errors)
+        self._ctx = ContextCollector()  # versions, ABI flags, import paths (decisions/diagnose_reasons)
+        self._hits: list[SignatureHit] = []  # every signature match (bounded), for the reasoning
 
     # -- helpers ------------------------------------------------------------
     def _interesting(self, body: str) -> bool:
@@ -83,6 +86,8 @@ class Scanner:
             return
         if ev.sig is not None:
             self._sig_seen.add(ev.sig.cause)
+            if len(self._hits) < MAX_EVENTS:
+                self._hits.append(SignatureHit(ev.sig.cause, ev.sig.id, ev.line))
         self.events.append(ev)
         self._after.append(ev)
 
@@ -139,14 +144,18 @@ class Scanner:
             if self._cmake is not None:
                 self._close_cmake()
             self._step_cmd_pending = None
-        # a ninja step's command is the line right after FAILED:
+        # a ninja step's command is the line right after FAILED: -- unless that line is
+        # already the compiler's error (a log that was cut or re-wrapped): then the
+        # step has no command and the line is examined like any other
         if self._step_cmd_pending is not None:
             i = self._step_cmd_pending
             self._step_cmd_pending = None
-            st = self.steps[i]
-            self.steps[i] = Step(st.line, st.text, number, text.strip()[:2000])
-            self.prev.append(Evidence(number, text))
-            return
+            if not _is_error_not_command(normalize(text), self._match_sigs):
+                st = self.steps[i]
+                self.steps[i] = Step(st.line, st.text, number, text.strip()[:2000])
+                self._ctx.feed(text.strip())
+                self.prev.append(Evidence(number, text))
+                return
         # CMake message continuation: indented or blank lines
         if self._cmake is not None:
             if text.startswith(" ") or not text.strip():
@@ -166,6 +175,7 @@ class Scanner:
         if not body:
             self.prev.append(Evidence(number, text))
             return
+        self._ctx.feed(body)
         if body[0] == "[" and _PROGRESS.match(body):
             # another job's progress: ends the current ninja step's output
             self.cur_step = -1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..diagnose_reasons import SignatureHit, reason
 from .matching import Scanner, _Event
 from .model import (
     HINT_ALONE_CAP,
@@ -101,6 +102,9 @@ class Diagnoser(Scanner):
                     )
                 else:
                     causes.append(self._unknown(first, step))
+        # root over symptom: re-order or qualify with what else the log says (issue 11)
+        causes, why = reason(causes, self._ctx.ctx, self._hits, self._cause_of_hit)  # type: ignore[assignment,arg-type]
+        notes.extend(why)
         if self.all_failures:
             seen = {(causes[0].cause_id, causes[0].line)}
             seen_causes = {causes[0].cause_id} if causes[0].cause_id != UNKNOWN else set()
@@ -150,6 +154,10 @@ class Diagnoser(Scanner):
             _fill(sig.explanation, vals), _fill(sig.fix, vals), sig.source, sig.id,
             {k: str(v) for k, v in ev.values.items()}, step,
         )
+
+    def _cause_of_hit(self, hit: SignatureHit) -> Cause | None:
+        ev = next((e for e in self.events if e.line == hit.line and e.sig is not None), None)
+        return self._cause(ev, ev.sig.confidence) if ev is not None else None  # type: ignore[union-attr]
 
     def _unknown(self, ev: _Event, step: Step | None) -> Cause:
         where = f" (failing step at line {step.line}" + (

@@ -7,28 +7,27 @@ import os
 import re
 from typing import Any
 
+from ..verify_causes import ExtensionInfo, explain_import_failure
 from .model import Expectations, VerifyReport
-from .torch_checks import import_fix
 
 _TORCH_LIB = re.compile(r"^lib(torch|c10|shm|caffe2)[A-Za-z0-9_]*\.so")
 
 
-def ext_import_check(report: VerifyReport, data: dict[str, Any], module: str) -> None:
+def ext_import_check(report: VerifyReport, data: dict[str, Any], module: str,
+                     installed: ExtensionInfo | None = None) -> None:
     """The ``ext_import`` check (and the ``ext_file``/``ext_version`` facts) from the collector's
-    ``data`` (:func:`torchbuild.facts.torch_runtime.collect`)."""
+    ``data`` (:func:`torchbuild.facts.torch_runtime.collect`); a failed import is named
+    with the diagnose knowledge (:func:`~torchbuild.decisions.verify_causes.explain_import_failure`),
+    with the distribution facts of ``installed`` when given."""
     errors = data.get("errors", {})
     for key in ("ext_file", "ext_version"):
         if key in data:
             report.facts[key] = data[key]
     if not data.get("ext_import"):
         error = errors.get(f"import {module}", errors.get("collect", "unknown error"))
-        fix = import_fix(error)
-        if "No module named" in error:
-            fix = f"install {module.split('.')[0]} into this Python, or pass --python with the one that has it."
-        elif "undefined symbol" in error:
-            fix = (f"{module} was built against another torch (version or C++ ABI): rebuild it against this torch, "
-                   "with `pip install --no-build-isolation` so the build sees the installed torch.")
-        report.add("ext_import", False, f"import {module} failed: {error}", fix)
+        f = explain_import_failure(error, installed or ExtensionInfo(module), torch_version=data.get("version"),
+                                   torch_cuda=data.get("cuda"), torch_abi=data.get("cxx11_abi"))
+        report.add("ext_import", False, f.message, f.fix, cause_id=f.cause_id)
     else:
         report.add("ext_import", True, f"import {module} from {data.get('ext_file')}")
 
@@ -86,6 +85,7 @@ def ext_cuda_abi_checks(report: VerifyReport, data: dict[str, Any], files: dict[
             problem or (f"built for CUDA ({', '.join(report.facts['ext_cuda_libs'])})" if wants_cuda else "CPU-only extension"),
             "rebuild the extension against this torch with the same CUDA toolkit major version (CUDA_HOME), "
             "or install the torch variant it was built for.",
+            cause_id="torch_cpu_only" if torch_cuda is None else "cuda_version_mismatch",
         )
         torch_abi = data.get("cxx11_abi")
         cxx11 = sum(info.get("cxx11_symbols", 0) for info in files.values())

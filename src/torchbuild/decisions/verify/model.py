@@ -34,12 +34,15 @@ class Expectations:
 @dataclass
 class Check:
     """One verdict: ``id`` (stable, e.g. ``"ldd"``), ``ok``, a one-line ``message`` saying
-    what was found, and ``fix`` (what to do; None when ``ok``)."""
+    what was found, ``fix`` (what to do; None when ``ok``) and, for a failed check,
+    ``cause_id`` (an id of shared/causes.md named with the diagnose knowledge, or
+    ``unknown``; None when ``ok``)."""
 
     id: str
     ok: bool
     message: str
     fix: str | None = None
+    cause_id: str | None = None
 
 
 @dataclass
@@ -72,9 +75,13 @@ class VerifyReport:
         """The first check with this id, or None."""
         return next((c for c in self.checks if c.id == check_id), None)
 
-    def add(self, check_id: str, ok: bool, message: str, fix: str | None = None) -> Check:
-        """Append a check and return it."""
-        c = Check(check_id, bool(ok), message, None if ok else fix)
+    def add(self, check_id: str, ok: bool, message: str, fix: str | None = None, cause_id: str | None = None) -> Check:
+        """Append a check and return it (a failed check without ``cause_id`` gets the
+        cause of its kind, :data:`~torchbuild.decisions.verify_causes.CHECK_CAUSES`, or ``unknown``)."""
+        from ..verify_causes import CHECK_CAUSES
+
+        cause = None if ok else (cause_id or CHECK_CAUSES.get(check_id, "unknown"))
+        c = Check(check_id, bool(ok), message, None if ok else fix, cause)
         self.checks.append(c)
         return c
 

@@ -31,12 +31,15 @@ def ldd_checks(report: VerifyReport, files: dict[str, dict[str, Any]], check_id:
         report.add(check_id, False, f"no compiled modules found for {what}", "reinstall it: the package has no .so files.")
         return
     if missing:
+        # only torch's own libraries missing (libtorch_cuda.so beside a CPU torch): built for another torch
+        own = all(re.match(r"^lib(torch|c10|shm|caffe2)[A-Za-z0-9_]*\.so", m.split(" needs ", 1)[1]) for m in missing)
         report.add(
             check_id,
             False,
             f"{len(missing)} missing librar{'y' if len(missing) == 1 else 'ies'}: " + "; ".join(missing[:6]),
             "install what provides the missing library, or rebuild so that it links the libraries of the torch "
             "installed in this Python (same CUDA/CPU variant); an RPATH ($ORIGIN/...) or LD_LIBRARY_PATH must reach it.",
+            cause_id="torch_extension_mismatch" if own and check_id == "ext_ldd" else None,
         )
     else:
         report.add(check_id, True, f"all libraries of {len(files)} compiled module(s) of {what} resolve")
@@ -235,7 +238,12 @@ def torch_checks(report: VerifyReport, data: dict[str, Any], expect: Expectation
         return
     if not data.get("torch_import"):
         error = errors.get("import torch", "unknown error")
-        report.add("import", False, f"import torch failed: {error}", import_fix(error))
+        from ..verify_causes import ExtensionInfo, explain_import_failure
+
+        f = explain_import_failure(error, ExtensionInfo("torch", "torch"), torch_version=None, torch_cuda=None,
+                                   torch_abi=None)
+        report.add("import", False, f"import torch failed: {error}",
+                   import_fix(error) if f.cause_id == "unknown" else f.fix, cause_id=f.cause_id)
         return
     report.add("import", True, f"import torch {data.get('version')} from {data.get('torch_dir')}")
     cfg = config_checks(report, data)

@@ -1,0 +1,321 @@
+"""Root over symptom: reasoning between causes with the context a log gives (pure).
+
+Several real failures show a true symptom whose root is elsewhere (issue 11): a CUDA
+library that is not found because the extension was built for another CUDA, a
+missing torch symbol that is the extension/torch version mismatch rather than the
+C++ ABI, errors inside ``<tuple>`` because nvcc does not support that GCC at all.
+Signatures match lines; this module looks at what else the log says and re-orders
+(or qualifies) the causes:
+
+* :class:`ContextCollector` keeps a few facts while the log streams by (bounded):
+  versions printed (torch, CUDA, GCC), ``-D_GLIBCXX_USE_CXX11_ABI`` flags, where
+  torch was imported from, ROCm markers, pip's dependency conflicts;
+* :func:`reason` applies the rules below to the causes the signatures gave and
+  returns the new cause list (root first) with notes for the person.  When the log
+  cannot tell two causes apart, both are reported in order, with lowered confidence.
+
+Every rule names its source (the issue threads of tests/diagnose/realworld or the
+tool whose message is matched).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+__all__ = ["LogContext", "ContextCollector", "reason", "UNDECIDED_CAP"]
+
+#: Confidence of each cause when the log cannot tell two causes apart.
+UNDECIDED_CAP = 0.55
+#: Facts of one kind kept (memory bound).
+MAX_FACTS = 16
+
+_ANCHORS = ("torch", "cuda", "CUDA", "c++/", "gcc", "GCC", "_GLIBCXX_USE_CXX11_ABI", "rocm", "ROCm", "hipcc",
+            "HIP", "-std=", "release ", "but you have")
+_TORCH_VER = re.compile(
+    r"(?:\btorch(?:==|-|\s+version[:\s]+|\s+)|PyTorch version:\s*|^pytorch\s+)(?P<v>\d+\.\d+(?:\.\d+)?(?:[+.\w]*)?)"
+)
+_CONDA_FORGE_TORCH = re.compile(r"^(?:lib)?(?:py)?torch\s+\d+\.\d+\S*\s+\S*\s+conda-forge\b")
+_CUDA_VER = re.compile(
+    r"(?:release (?P<a>\d+\.\d+), V\d|CUDA Version:?\s*(?P<b>\d+\.\d+)|cuda-(?P<c>\d+\.\d+)\b|cudatoolkit[=\s]+(?P<d>\d+\.\d+)"
+    r"|CUDA runtime version:\s*(?P<e>\d+\.\d+)|\+cu(?P<f>\d{3})\b|CUDA[/ ]v?(?P<g>\d+\.\d+)\b)"
+)
+_GCC_MAJOR = re.compile(r"/include/c\+\+/(?P<a>\d+)(?:\.\d+)*/|\bgcc(?:-| version |\s+\(.*?\)\s+)(?P<b>\d+)(?:\.\d+)+|\bGCC (?P<c>\d+)\.\d+")
+_ABI_FLAG = re.compile(r"_GLIBCXX_USE_CXX11_ABI=(?P<v>[01])")
+_TORCH_IMPORT = re.compile(r"""File ["']?(?P<p>[^"'\s]*[/\\]torch[/\\](?:__init__|_ops|nn[/\\]\S+)\.py)""")
+_TORCH_INIT_IPY = re.compile(r"^(?P<p>\S*[/\\]torch[/\\]__init__\.py) in <module>")
+_STD = re.compile(r"-std=(?:c|gnu)\+\+(?P<v>\d\w)")
+_CUDA_SO = re.compile(r"lib(?:cudart|cublas\w*|cudnn\w*|cufft\w*|curand|cusparse|cusolver\w*|nvrtc|nccl|nvToolsExt)\.so\.(?P<v>\d+(?:\.\d+)?)")
+
+
+@dataclass
+class LogContext:
+    """Facts from the whole log (each list holds at most :data:`MAX_FACTS` items, in order).
+
+    :param torch_versions: torch versions printed (``2.4.0``, ``1.10.0+cu111``).
+    :param torch_conda_forge: a conda-forge build of torch is listed (built with the
+        new C++ ABI, unlike pip wheels before torch 2.7).
+    :param cuda_versions: CUDA versions mentioned (``11.8``; ``+cu118`` is ``11.8``).
+    :param gcc_majors: GCC major versions seen (``/usr/include/c++/11/``, ``gcc 9.4.0``).
+    :param abi_flags: values of ``-D_GLIBCXX_USE_CXX11_ABI`` seen (``"0"``, ``"1"``).
+    :param torch_imports: paths of torch's own modules in tracebacks.
+    :param std_flags: C++ standards passed with ``-std=`` (``"14"``, ``"17"``).
+    :param rocm: the log is a ROCm/HIP build (hipcc, /opt/rocm, HIP_PLATFORM).
+    """
+
+    torch_versions: list[str] = field(default_factory=list)
+    torch_conda_forge: bool = False
+    cuda_versions: list[str] = field(default_factory=list)
+    gcc_majors: list[int] = field(default_factory=list)
+    abi_flags: set[str] = field(default_factory=set)
+    torch_imports: list[str] = field(default_factory=list)
+    std_flags: list[str] = field(default_factory=list)
+    rocm: bool = False
+
+
+def _add(xs: list, x: object) -> None:  # type: ignore[type-arg]
+    if len(xs) < MAX_FACTS and x not in xs:
+        xs.append(x)
+
+
+class ContextCollector:
+    """Collects a :class:`LogContext` from lines fed in order (cheap: a line is looked
+    at only when it contains one of a few anchor words)."""
+
+    def __init__(self) -> None:
+        self.ctx = LogContext()
+
+    def feed(self, body: str) -> None:
+        """Look at one normalised line."""
+        if not any(map(body.__contains__, _ANCHORS)):
+            return
+        c = self.ctx
+        if "torch" in body:
+            m = _TORCH_VER.search(body)
+            if m:
+                _add(c.torch_versions, m.group("v"))
+            if "conda-forge" in body and _CONDA_FORGE_TORCH.search(body):
+                c.torch_conda_forge = True
+            if len(c.torch_imports) < MAX_FACTS:
+                m = _TORCH_IMPORT.search(body) or _TORCH_INIT_IPY.search(body)
+                if m:
+                    _add(c.torch_imports, m.group("p"))
+        if "cuda" in body or "CUDA" in body or "release " in body:
+            for m in _CUDA_VER.finditer(body):
+                v = next(g for g in m.groups() if g)
+                if len(v) == 3 and "." not in v:  # +cu118
+                    v = f"{v[:2]}.{v[2]}"
+                _add(c.cuda_versions, v)
+        if "c++/" in body or "gcc" in body or "GCC" in body:
+            for m in _GCC_MAJOR.finditer(body):
+                _add(c.gcc_majors, int(next(g for g in m.groups() if g)))
+        if "_GLIBCXX_USE_CXX11_ABI" in body:
+            for m in _ABI_FLAG.finditer(body):
+                c.abi_flags.add(m.group("v"))
+        if "-std=" in body:
+            for m in _STD.finditer(body):
+                _add(c.std_flags, m.group("v"))
+        if not c.rocm and ("hipcc" in body or "/opt/rocm" in body or "HIP_PLATFORM" in body or "ROCm" in body):
+            c.rocm = True
+
+
+class _CauseLike(Protocol):
+    cause_id: str
+    confidence: float
+    line: int | None
+    signature: str | None
+    values: dict[str, str]
+    explanation: str
+    fix: str
+    source: str
+
+
+@dataclass(frozen=True)
+class SignatureHit:
+    """A signature match anywhere in the log: its cause id, signature id and line."""
+
+    cause_id: str
+    signature: str
+    line: int
+
+
+def _cap(c: _CauseLike, conf: float) -> _CauseLike:
+    return replace(c, confidence=round(min(c.confidence, conf), 2))  # type: ignore[type-var]
+
+
+def _as(c: _CauseLike, cause_id: str, conf: float, explanation: str, fix: str, source: str) -> _CauseLike:
+    return replace(c, cause_id=cause_id, confidence=round(conf, 2), explanation=explanation,  # type: ignore[type-var]
+                   fix=fix, source=source, signature=f"reason:{cause_id}")
+
+
+def _site(path: str) -> bool:
+    return "site-packages" in path or "dist-packages" in path
+
+
+def _torch_new_abi(ctx: LogContext) -> bool | None:
+    """Whether the log's torch uses the new C++ ABI: conda-forge and source builds
+    (``+git``) do; pip wheels do from torch 2.7 (PyTorch 2.7 release notes) and did not
+    before; None when the log does not say."""
+    if ctx.torch_conda_forge or any("+git" in v or "cxx11" in v for v in ctx.torch_versions):
+        return True
+    for v in ctx.torch_versions:
+        m = re.match(r"(\d+)\.(\d+)", v)
+        if m:
+            return (int(m.group(1)), int(m.group(2))) >= (2, 7)
+    return None
+
+
+def _abi_evidence(symbol: str, ctx: LogContext) -> bool:
+    """True when the log shows that torch and the extension use different C++ ABIs:
+    both ``-D_GLIBCXX_USE_CXX11_ABI`` values, or the ABI the missing symbol was built
+    with (``__cxx11``: new; ``Ss``: old) against the ABI of the log's torch."""
+    if len(ctx.abi_flags) == 2:
+        return True
+    torch_new = _torch_new_abi(ctx)
+    if torch_new is None or not symbol:
+        return False
+    ext_new = "cxx11" in symbol
+    return ext_new != torch_new
+
+
+def reason(
+    causes: Sequence[_CauseLike],
+    ctx: LogContext,
+    hits: Sequence[SignatureHit] = (),
+    cause_for: Callable[[SignatureHit], _CauseLike | None] | None = None,
+) -> tuple[list[_CauseLike], list[str]]:
+    """Re-order or qualify ``causes`` (root first, as the signatures gave them) with
+    the log's context.
+
+    :param causes: the diagnosis' causes (dataclass instances with ``cause_id``,
+        ``confidence``, ``signature``, ``values``...); not modified.
+    :param ctx: what :class:`ContextCollector` saw in the log.
+    :param hits: every signature match of the log (for rules that look beyond the
+        root, e.g. a pip dependency conflict printed before the failure).
+    :param cause_for: makes the cause of one of ``hits`` (to report a symptom next
+        to its root); None: such causes are not added.
+    :returns: the new cause list (root first; an undecidable pair as two causes with
+        confidence at most :data:`UNDECIDED_CAP`) and notes for the person.
+    """
+    out = list(causes)
+    if not out:
+        return out, []
+    root = out[0]
+    notes: list[str] = []
+    rest = out[1:]
+
+    # 1. a missing torch symbol that takes std::string: another torch, or the other
+    #    C++ ABI.  Only an ABI difference printed in the log decides for the ABI
+    #    (conda-forge's torch uses the new ABI; both -D_GLIBCXX_USE_CXX11_ABI values).
+    #    Sources: rusty1s/pytorch_scatter#186, rusty1s/pytorch_sparse#250 (version),
+    #    CharlesShang/DCNv2#19 (ABI).
+    if root.signature == "undefined-symbol-abi":
+        if not _abi_evidence(root.values.get("symbol", ""), ctx):
+            sym = root.values.get("symbol", "the missing symbol")
+            first = _as(root, "torch_extension_mismatch", UNDECIDED_CAP,
+                        f"The extension needs {sym}, which this torch does not export: it was built for another torch "
+                        "version, or with the other C++ ABI (the symbol takes std::string); the log does not say which.",
+                        "Install the extension build made for this torch version (and ABI: "
+                        "torch._C._GLIBCXX_USE_CXX11_ABI), or rebuild it against this torch "
+                        "(pip install --no-build-isolation --no-cache-dir <pkg>).",
+                        "https://github.com/rusty1s/pytorch_scatter/issues/186")
+            out = [first, _cap(root, UNDECIDED_CAP - 0.05), *rest]
+            notes.append("The missing symbol fits both an extension built for another torch and a C++ ABI mismatch; "
+                         "the log shows neither torch's ABI nor the extension's, so both are listed.")
+            return out, notes
+
+    # 2. errors inside the host C++ library headers: the known nvcc/GCC 11 bug, or a GCC
+    #    that this CUDA does not support at all (GCC 6 <tuple> with CUDA 8: NVIDIA/nccl#102).
+    if root.signature == "nvcc-std-function-parameter-packs":
+        m = re.search(r"/c\+\+/(\d+)/", " ".join([root.explanation, *[e.text for e in getattr(root, "evidence", [])]]))
+        major = int(m.group(1)) if m else (ctx.gcc_majors[0] if ctx.gcc_majors else None)
+        if major is not None and major != 11:
+            first = _as(root, "host_compiler_unsupported", UNDECIDED_CAP + 0.05,
+                        f"nvcc fails to parse GCC {major}'s own C++ headers: this CUDA most likely does not support "
+                        f"GCC {major} (the known header bug is GCC 11 with CUDA 11.4-11.6).",
+                        "Use a GCC this CUDA supports (CC/CXX/CUDAHOSTCXX), or a CUDA that supports this GCC.",
+                        "https://github.com/NVIDIA/nccl/issues/102")
+            out = [first, _cap(root, UNDECIDED_CAP), *rest]
+            notes.append(f"Errors inside GCC {major}'s headers: the unsupported host compiler is the likelier root.")
+            return out, notes
+
+    # 3. "No module named 'torch._C'" from an installed torch is not the source tree.
+    #    Source: tsurumeso/vocal-remover#109 (site-packages) vs pytorch/pytorch#788.
+    if root.cause_id == "import_from_source_dir" and ctx.torch_imports and all(_site(p) for p in ctx.torch_imports):
+        out = [_as(root, "unknown", 0.0,
+                   f"torch was imported from an installed package ({ctx.torch_imports[0]}), not from a source tree, "
+                   "and its compiled module torch._C is missing: a broken or partial install.",
+                   "Reinstall torch (pip install --force-reinstall torch, with the index URL of your CUDA build).",
+                   "torchbuild"), *rest]
+        out[0] = replace(out[0], signature=None)  # type: ignore[type-var]
+        notes.append("torch came from site-packages, so the source-tree explanation does not fit.")
+        return out, notes
+
+    # 4. a versioned CUDA library that is not found: missing from the library path, or
+    #    the extension was built for another CUDA (iSEE-Laboratory/LLMDet#32: mmcv for
+    #    CUDA 10.1 on a CUDA 12.1 system).
+    if root.cause_id == "shared_library_not_found":
+        m = _CUDA_SO.search(root.values.get("lib", "") + " " + " ".join(e.text for e in getattr(root, "evidence", [])))
+        if m:
+            want = m.group("v")
+            other = [v for v in ctx.cuda_versions if not v.startswith(want.split(".")[0] + ".") and v != want]
+            ext = _as(root, "torch_extension_mismatch", 0.6 if other else UNDECIDED_CAP - 0.05,
+                      f"A module wants the CUDA {want} runtime library, "
+                      + (f"but this machine's CUDA is {other[0]}: it was built for another CUDA (or torch)."
+                         if other else "which is not installed: it may have been built for another CUDA (or torch)."),
+                      "Install the build of that package made for your torch and CUDA (or rebuild it here).",
+                      "https://github.com/iSEE-Laboratory/LLMDet/issues/32")
+            if other:
+                out = [ext, _cap(root, UNDECIDED_CAP), *rest]
+                notes.append(f"The library wanted (CUDA {want}) differs from the CUDA the log shows ({other[0]}).")
+            else:
+                out = [_cap(root, 0.6), ext, *rest]
+                notes.append(f"libraries of CUDA {want} are missing: either not on the library path, or the module "
+                             "was built for another CUDA; the log does not show which CUDA this machine has.")
+            return out, notes
+
+    # 5. pip reported a dependency conflict earlier: the failure that follows is its
+    #    symptom (a BLAS / symbol / library error of the mismatched package).
+    symptom = {"blas_not_found", "torch_extension_mismatch", "cxx_abi_mismatch", "shared_library_not_found",
+               "numpy_abi_mismatch", "system_library_missing"}
+    conflict = next((h for h in hits if h.cause_id == "dependency_version_conflict"), None)
+    if conflict is not None and root.cause_id in symptom and conflict.line <= (root.line or 0):
+        first = _as(root, "dependency_version_conflict", 0.6,
+                    f"pip reported a dependency conflict (line {conflict.line}) before this {root.cause_id} failure: "
+                    "the installed versions do not fit together, and the error below is the symptom.",
+                    "Pin the packages together (the versions pip names on that line), then reinstall.",
+                    "pip-msgs")
+        out = [first, _cap(root, UNDECIDED_CAP), *rest]
+        notes.append(f"A dependency conflict (line {conflict.line}) comes before the {root.cause_id} error.")
+        return out, notes
+
+    # 5b. the conflict is the first error: the later failure is its symptom, reported second
+    if root.cause_id == "dependency_version_conflict" and cause_for is not None:
+        sym = next((h for h in hits if h.cause_id in symptom and h.line > (root.line or 0)), None)
+        c = cause_for(sym) if sym is not None else None
+        if c is not None:
+            out = [root, _cap(c, UNDECIDED_CAP), *rest]
+            notes.append(f"The {c.cause_id} failure on line {c.line} follows from this dependency conflict.")
+            return out, notes
+
+    # 6. a C++ standard error with a compiler too old for that standard.
+    if root.cause_id == "cxx_standard_mismatch" and ctx.gcc_majors and min(ctx.gcc_majors) < 7:
+        g = min(ctx.gcc_majors)
+        first = _as(root, "compiler_too_old", UNDECIDED_CAP + 0.05,
+                    f"torch's headers need a newer C++ standard, and the compiler is GCC {g}, too old for it.",
+                    "Install a newer gcc/g++ (GCC 9 or later for torch 2.x) and point CC/CXX at it.",
+                    "https://github.com/pytorch/vision/issues/2509")
+        out = [first, _cap(root, UNDECIDED_CAP), *rest]
+        notes.append(f"GCC {g} is in the log: the compiler, not only the -std flag, is too old.")
+        return out, notes
+
+    # 7. a CUDA cause in a ROCm build is at most a guess (pytorch/pytorch#7687).
+    cuda_causes = {"cuda_toolkit_incomplete", "cuda_toolkit_not_found", "cuda_version_mismatch",
+                   "cuda_arch_unsupported", "nvcc_unknown_host_flag", "cuda_toolkit_too_old"}
+    if ctx.rocm and root.cause_id in cuda_causes and root.confidence > UNDECIDED_CAP:
+        out = [_cap(root, 0.5), *rest]
+        notes.append("This is a ROCm (HIP) build: a CUDA cause is only a guess here.")
+        return out, notes
+    return out, notes

@@ -1,0 +1,73 @@
+"""``diagnose --explain-miss`` on real logs (tests/diagnose/realworld): the first error,
+the failing step, the closest signatures with why each did not fit, and a draft row
+that, filled in, names the cause with one data-file edit."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+
+from torchbuild.cli import main
+from torchbuild.decisions.diagnose import Signature, diagnose_lines, load_signatures
+from torchbuild.decisions.diagnose_explain import explain_miss
+
+CORPUS = Path(__file__).resolve().parent / "realworld"
+UNKNOWN_LOG = CORPUS / "msvc-narrowing-far-above-ninja-yaml.log"  # pytorch/pytorch#4990
+
+
+def _run(*args: str) -> str:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["diagnose", *args]) == 0
+    return buf.getvalue()
+
+
+def _diag(path: Path):
+    return diagnose_lines(enumerate(path.read_text(encoding="utf-8").split("\n"), 1))
+
+
+def test_explain_miss_prints_first_error_near_signatures_and_a_draft():
+    out = _run("--explain-miss", str(UNKNOWN_LOG))
+    assert "first error, line 1:" in out and "error C2398" in out
+    assert "closest signatures" in out and "is not in the line" in out
+    assert "[[signature]]" in out and "docs/diagnose-signatures.md" in out
+    doc = json.loads(_run("--explain-miss", "--json", str(UNKNOWN_LOG)))
+    assert doc["diagnosed"] == "unknown" and doc["first_error"]["line"] == 1
+    assert 1 <= len(doc["near"]) <= 5 and all(n["why"] for n in doc["near"])
+    assert doc["near"] == sorted(doc["near"], key=lambda n: -n["score"])
+
+
+def test_the_draft_filled_in_is_one_data_file_edit_that_names_the_cause():
+    d = _diag(UNKNOWN_LOG)
+    assert d.root.cause_id == "unknown"
+    draft = explain_miss(d).draft
+    filled = (draft.replace('"<short-name>"', '"test-narrowing"')
+              .replace('"<a cause id of shared/causes.md>"', '"internal_compiler_error"')
+              .replace('"<the issue URL this line comes from>"', '"https://github.com/pytorch/pytorch/issues/4990"'))
+    row = tomllib.loads(filled)["signature"][0]
+    sig = Signature(row["id"], row["cause"], row["anchor"], tuple(row["patterns"]), row["confidence"], row["explanation"],
+                    row["fix"], row["source"], row["priority"], examples=tuple(row["examples"]))
+    assert all(sig.match(ex) is not None for ex in sig.examples)
+    lines = UNKNOWN_LOG.read_text(encoding="utf-8").split("\n")
+    d2 = diagnose_lines(enumerate(lines, 1), signatures=(sig, *load_signatures()))
+    assert d2.root.cause_id == "internal_compiler_error" and d2.root.signature == "test-narrowing"
+
+
+def test_near_miss_says_when_the_anchor_is_there_but_the_pattern_is_not():
+    # a signature whose anchor is in the line but whose pattern asks for more
+    d = _diag(CORPUS / "lnk1181-tcnn-fmt-obj-win.log")  # NVlabs/tiny-cuda-nn#399 (French MSVC)
+    sig = replace(load_signatures()[0], id="probe", anchor="LNK1181",
+                  patterns=(r"LNK1181: cannot open input file 'python\d+\.lib'",),
+                  examples=("LINK : fatal error LNK1181: cannot open input file 'python311.lib'",))
+    ex = explain_miss(d, [sig])
+    assert d.root.cause_id == "unknown"
+    assert ex.near and ex.near[0].signature == "probe" and "no pattern matches" in ex.near[0].why
+
+
+def test_a_diagnosed_log_has_nothing_missing():
+    out = _run("--explain-miss", str(CORPUS / "nvcc-arch30-nccl-pytorch-build.log"))
+    assert "diagnosed as cuda_arch_unsupported" in out and "nothing is missing" in out

@@ -1,0 +1,156 @@
+"""Issue 11 on real logs (tests/diagnose/realworld, see index.toml): reasoning between
+causes (root over symptom, both causes when the log cannot tell), structure that does
+not depend on one layout (a FAILED: line directly followed by the error; an error
+200 MB above the end of a log)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from torchbuild.actions.diagnose_log import FULL_SCAN_BYTES, diagnose_file
+from torchbuild.decisions.diagnose import diagnose_lines
+from torchbuild.decisions.diagnose_reasons import UNDECIDED_CAP
+
+from .conftest import diagnose_text
+
+CORPUS = Path(__file__).resolve().parent / "realworld"
+ROWS = {r["file"]: r for r in tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]}
+
+
+def _lines(name: str) -> list[str]:
+    return (CORPUS / name).read_text(encoding="utf-8").split("\n")
+
+
+def _diag(lines: list[str]):
+    return diagnose_lines(enumerate(lines, 1))
+
+
+# ---------------------------------------------------------------- reasoning
+def test_missing_torch_symbol_without_abi_context_lists_both_causes():
+    # rusty1s/pytorch_sparse#250: the maintainer's diagnosis was another torch version
+    d = _diag(_lines("undefsym-sparse-parseschema-wheels.log"))
+    assert [c.cause_id for c in d.causes[:2]] == ["torch_extension_mismatch", "cxx_abi_mismatch"]
+    assert all(c.confidence <= UNDECIDED_CAP for c in d.causes[:2])
+    assert any("both" in n for n in d.notes)
+
+
+def test_missing_torch_symbol_with_conda_forge_torch_is_the_abi():
+    # the conda list shows conda-forge's torch (new C++ ABI); the symbol takes the old std::string
+    d = _diag(_lines("scatter-abi-condaforge.log"))
+    assert d.root.cause_id == "cxx_abi_mismatch"
+    assert d.root.confidence >= 0.7
+
+
+def test_missing_torch_symbol_with_a_source_built_torch_is_the_abi():
+    d = diagnose_text("""
+        torch 1.10.0a0+git71f889c /media/sde/aaron-wu/pytorch
+        /x/site-packages/torchvision/io/image.py:11: UserWarning: Failed to load image Python extension: /x/site-packages/torchvision/image.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs
+    """)
+    assert d.root.cause_id == "cxx_abi_mismatch" and d.root.confidence >= 0.7
+
+
+def test_errors_in_gcc6_headers_are_the_unsupported_host_compiler():
+    # NVIDIA/nccl#102: <tuple> of GCC 6 with CUDA 8 (the GCC 11 std_function bug is another case)
+    d = _diag(_lines("tuple-packs-nccl-gcc6-cuda8.log"))
+    assert [c.cause_id for c in d.causes[:2]] == ["host_compiler_unsupported", "nvcc_host_stdlib_incompatible"]
+    d11 = _diag(_lines("stdfunction-capellini-make-nvcc115.log"))
+    assert d11.root.cause_id == "nvcc_host_stdlib_incompatible" and d11.root.confidence >= 0.7
+
+
+def test_torch_c_missing_from_site_packages_is_not_the_source_tree():
+    d = _diag(_lines("torchC-missing-vocalremover-sitepackages.log"))
+    assert d.root.cause_id == "unknown"
+    assert "site-packages" in d.root.explanation
+    src = _diag(_lines("import-src-pytorch11222-ipython.log"))  # /opt/pytorch/torch/__init__.py
+    assert src.root.cause_id == "import_from_source_dir" and src.root.confidence >= 0.7
+
+
+def test_versioned_cuda_library_alone_is_undecided_and_with_another_cuda_is_the_extension():
+    alone = _diag(_lines("libcudart100-cpcl-path.log"))
+    assert [c.cause_id for c in alone.causes[:2]] == ["shared_library_not_found", "torch_extension_mismatch"]
+    assert alone.root.confidence <= 0.6
+    # the same line with the machine's CUDA printed before it (the nvidia-smi header line
+    # of lllyasviel/Fooocus#1313, tests/diagnose/realworld/driver-old-fooocus-470.log)
+    lines = ["| NVIDIA-SMI 470.86       Driver Version: 470.86       CUDA Version: 11.4"]
+    lines += _lines("libcudart100-cpcl-path.log")
+    d = _diag(lines)
+    assert d.root.cause_id == "torch_extension_mismatch"
+    assert d.causes[1].cause_id == "shared_library_not_found"
+
+
+def test_pip_conflict_before_a_symbol_error_is_the_root_and_the_symbol_error_its_symptom():
+    # two real logs one after the other: pip's resolver conflict, then the import failure
+    lines = _lines("depconflict-torchaudio-torch111.log") + _lines("undefsym-scatter-symbool-pyg-warning.log")
+    d = _diag(lines)
+    assert [c.cause_id for c in d.causes[:2]] == ["dependency_version_conflict", "torch_extension_mismatch"]
+    assert d.causes[1].confidence <= UNDECIDED_CAP
+    assert any("follows from this dependency conflict" in n for n in d.notes)
+
+
+def test_cuda_cause_in_a_rocm_build_is_only_a_guess():
+    # the ROCm build command of ROCm/pytorch#728, then the CUDA header error of
+    # NVlabs/imaginaire#154 (two real logs one after the other)
+    rocm = ["RCCL_DIR=/opt/rocm/rccl/lib/cmake/rccl/ PYTORCH_ROCM_ARCH=gfx906 hip_DIR=/opt/rocm/hip/cmake/ "
+            "USE_NVCC=OFF BUILD_CAFFE2_OPS=0 PATH=/usr/lib/ccache/:$PATH USE_CUDA=OFF  python3 setup.py bdist_wheel"]
+    cuda = _lines("cudart-h-imaginaire-conda.log")
+    assert _diag(cuda).root.confidence >= 0.7
+    d = _diag(rocm + cuda)
+    assert d.root.cause_id == "cuda_toolkit_incomplete" and d.root.confidence <= 0.5
+    assert any("ROCm" in n for n in d.notes)
+
+
+# ---------------------------------------------------------------- structure
+@pytest.mark.parametrize("name", ["nvcc-arch30-nccl-pytorch-build.log", "stdfunction-visrtx-gcc114-nvcc115.log"])
+def test_failed_block_without_its_command_line_is_diagnosed_the_same(name):
+    lines = _lines(name)
+    full = _diag(lines)
+    i = next(i for i, t in enumerate(lines) if t.lstrip().startswith("FAILED:"))
+    cut = _diag(lines[: i + 1] + lines[i + 2 :])  # the command line removed, as in a cut log
+    assert full.root.cause_id == cut.root.cause_id != "unknown"
+
+
+def test_failed_step_keeps_its_command_when_it_is_there():
+    lines = _lines("nvcc-arch30-nccl-pytorch-build.log")
+    d = _diag(lines)
+    assert d.root.cause_id == "cuda_arch_unsupported"
+    assert d.root.step is not None and d.root.step.line == 1 and d.root.step.command_line == 2
+
+
+def test_failed_line_directly_followed_by_unsupported_gnu_version():
+    # the issue's example, with the error line of ceccocats/tkDNN#134
+    d = diagnose_text("""
+        FAILED: kernels_generated_upsample.cu.o
+        /usr/local/cuda/include/crt/host_config.h:138:2: error: #error -- unsupported GNU version! gcc versions later than 8 are not supported!
+          138 | #error -- unsupported GNU version! gcc versions later than 8 are not supported!
+        ninja: build stopped: subcommand failed.
+    """)
+    assert d.root.cause_id == "host_compiler_unsupported" and d.root.confidence >= 0.9
+    assert d.root.line == 2
+    assert d.failing_step is not None and d.failing_step.line == 1 and d.failing_step.command_line is None
+
+
+def test_error_200_mb_above_the_end_is_found(tmp_path):
+    # a real failure (tests/diagnose/realworld/nvcc-arch30-nccl-pytorch-build.log) followed
+    # by 200 MB of a parallel build's progress and warning lines
+    real = (CORPUS / "nvcc-arch30-nccl-pytorch-build.log").read_bytes()
+    noise = b"".join(
+        b"[%d/90000] Building CXX object caffe2/CMakeFiles/torch_cpu.dir/aten/src/ATen/native/K%d.cpp.o\n"
+        b"/src/aten/src/ATen/native/K%d.cpp:12:3: warning: unused variable 'x' [-Wunused-variable]\n" % (i, i, i)
+        for i in range(2000)
+    )
+    p = tmp_path / "big.log"
+    with p.open("wb") as f:
+        f.write(b"-- Configuring done\n" + real)
+        written = 0
+        while written < 200 << 20:
+            f.write(noise)
+            written += len(noise)
+        f.write(b"ninja: build stopped: subcommand failed.\n")
+    assert p.stat().st_size > FULL_SCAN_BYTES
+    d = diagnose_file(p)
+    assert d.root.cause_id == "cuda_arch_unsupported"
+    assert d.root.line is not None and d.root.line < 20
+    assert d.stats.bytes - (len(real) + 20) >= 200 << 20
