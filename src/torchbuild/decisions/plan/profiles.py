@@ -10,7 +10,6 @@ from ... import knowledge
 from ...errors import ProfileError, UnknownOptionError
 from .model import did_you_mean
 
-
 PROFILE_KEYS = ("inherits", "description", "mode", "build_type", "cuda", "arch", "cache", "jobs", "set", "nvcc_flags")
 
 
