@@ -25,8 +25,9 @@ import io
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "diagnose" / "realworld"
 HIGH = 0.7

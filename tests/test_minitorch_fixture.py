@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from torchbuild.actions.verify import Expectations, verify_torch
-
 from support.minitorch import INJECTED_ERROR, SUBMODULE_PATH, build_env, make_build_venv, make_minitorch
+from torchbuild.actions.verify import Expectations, verify_torch
 
 pytestmark = pytest.mark.slow
 

@@ -11,8 +11,6 @@ import textwrap
 import time
 from pathlib import Path
 
-import pytest
-
 from torchbuild.actions.runner import ProgressTracker, open_new_log, run_logged
 
 

@@ -3,9 +3,7 @@ tree's files, ``--explain`` provenance and ``--export`` scripts that run."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-from pathlib import Path
 
 from test_bad_input import _ext_tree
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from torchbuild.cli import main as cli_main
 from torchbuild.decisions.diagnose import HINT_ALONE_CAP, HINT_CAP

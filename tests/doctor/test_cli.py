@@ -83,3 +83,26 @@ def test_bad_facts_file_exit_2(tmp_path):
     bad.write_text('{"resources": {"cpu_count": "many"}}')
     p = doctor("--facts", str(bad))
     assert p.returncode == 2 and "resources.cpu_count" in p.stderr
+
+
+@pytest.mark.parametrize("arch", ["Ampere", "Hopper;9.0", "sm_89,compute_90"])
+def test_doctor_accepts_every_arch_list_that_plan_accepts(arch):
+    """doctor and plan read --arch with the same parser (doctor refused named arches such as
+    Ampere that plan accepted)."""
+    from torchbuild.decisions.plan import parse_arch_list
+
+    parse_arch_list(arch)  # plan accepts it
+    p = doctor("--facts", str(DATA / "ubuntu1804_gtx1660ti.json"), "--cuda", "--arch", arch, "--json")
+    assert p.returncode in (0, 1) and "is not a compute capability" not in p.stderr
+    json.loads(p.stdout)
+
+
+@pytest.mark.parametrize("arch", ["8", "foo", ";"])
+def test_doctor_refuses_what_plan_refuses_with_the_same_message(arch):
+    from torchbuild.decisions.plan import parse_arch_list
+    from torchbuild.errors import UsageError
+
+    with pytest.raises(UsageError) as exc:
+        parse_arch_list(arch)
+    p = doctor("--facts", str(DATA / "ubuntu1804_gtx1660ti.json"), "--cuda", "--arch", arch)
+    assert p.returncode == 2 and exc.value.message in p.stderr

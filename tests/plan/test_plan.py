@@ -13,8 +13,18 @@ import pytest
 
 from torchbuild.decisions.plan import Intent, cmake_cache_diff, make_plan, parse_arch_list
 from torchbuild.errors import ConflictingOptionsError, ProfileError, UnknownOptionError, UsageError
-from torchbuild.facts.model import (GPU, CMakeOption, CudaToolkit, Facts, InstalledTorch, OSInfo, PythonInfo,
-                                    Resources, SourceTree, Tool)
+from torchbuild.facts.model import (
+    GPU,
+    CMakeOption,
+    CudaToolkit,
+    Facts,
+    InstalledTorch,
+    OSInfo,
+    PythonInfo,
+    Resources,
+    SourceTree,
+    Tool,
+)
 
 PYTORCH_OPTIONS = [
     CMakeOption("BUILD_TEST", "OFF", "Build C++ test binaries"),

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from ..decisions.choices import BUILD_TYPES, CACHES, DISTRIBUTORS, MODES

@@ -128,12 +128,9 @@ def run(args: argparse.Namespace) -> int:
     facts = load_facts(args)
     arches = None
     if args.arch:
-        arches = [a for a in args.arch.replace(",", ";").replace(" ", ";").split(";") if a]
-        from ..decisions.doctor import normalise_arch
+        from ..decisions.plan import parse_arch_list  # the one arch-list parser (plan, doctor, build)
 
-        bad = [a for a in arches if normalise_arch(a) is None]
-        if bad:
-            raise UsageError(f"--arch {args.arch!r}: {bad[0]!r} is not a compute capability (expected e.g. 8.9 or 9.0).")
+        arches = parse_arch_list(args.arch)
     options: dict[str, str] = {}
     for item in getattr(args, "sets", []) or []:
         k, sep, v = item.partition("=")

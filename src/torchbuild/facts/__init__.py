@@ -48,8 +48,9 @@ def collect(source: Path | None = None, *, python: str | None = None,
     ``git``) runs concurrently, or was started earlier by :func:`start_slow_probes`, or
     is answered by the probe cache; nothing imports torch.
     """
-    from . import compilers, cuda, gpu, python as py_probe, source as src_probe, system, tools
-    from . import torch_install
+    from . import compilers, cuda, gpu, system, tools, torch_install
+    from . import python as py_probe
+    from . import source as src_probe
 
     t0 = time.perf_counter()
     env = dict(os.environ)

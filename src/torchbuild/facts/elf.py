@@ -45,9 +45,9 @@ def elf_info(path: str, *, symbols: bool = False) -> dict[str, Any]:
     the file is not ELF.  ``symbols`` scans ``.dynsym`` (slow in pure Python for libtorch's
     ~10^5 symbols, so only done for extensions)."""
     try:
+        from elftools.common.exceptions import ELFError
         from elftools.elf.dynamic import DynamicSection
         from elftools.elf.elffile import ELFFile
-        from elftools.common.exceptions import ELFError
     except ImportError:  # pragma: no cover - a declared dependency
         return {}
     info: dict[str, Any] = {"needed": [], "runpath": None, "rpath": None, "cxx11_symbols": 0, "undefined_cxx_symbols": 0}

@@ -370,7 +370,7 @@ class Facts:
         return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Facts":
+    def from_dict(cls, data: dict[str, Any]) -> Facts:
         """Build from a ``dict`` (as :meth:`to_dict` gives). Unknown keys are ignored.
 
         :raises ValueError: a field has the wrong type.
@@ -378,7 +378,7 @@ class Facts:
         return from_dict(cls, data)
 
     @classmethod
-    def from_json(cls, text: str) -> "Facts":
+    def from_json(cls, text: str) -> Facts:
         """Parse :meth:`to_json` output.
 
         :raises ValueError: not JSON, or a field has the wrong type.
@@ -392,7 +392,7 @@ class Facts:
         return cls.from_dict(data)
 
     @classmethod
-    def load(cls, path: str | Path) -> "Facts":
+    def load(cls, path: str | Path) -> Facts:
         """Read a facts file written by ``doctor --save-facts``.
 
         :raises OSError: unreadable file. :raises ValueError: malformed content.

@@ -36,7 +36,7 @@ def available() -> list[str]:
     return sorted(p.name[:-5] for p in base.iterdir() if p.name.endswith(".toml"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(name: str) -> dict[str, Any]:
     """Parse ``knowledge/data/<name>.toml`` and check every row names a source.
 

@@ -229,7 +229,7 @@ class GpuModel(Cited):
     family: str = ""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _gpu_patterns() -> list[tuple[re.Pattern[str], dict[str, Any]]]:
     out = []
     for row in rows("gpus", "gpus"):

@@ -61,7 +61,7 @@ class CacheStats:
         n = self.hits + self.misses
         return self.hits / n if n else None
 
-    def minus(self, before: "CacheStats | None") -> "CacheStats":
+    def minus(self, before: CacheStats | None) -> CacheStats:
         """The counters since ``before`` (per counter; when a counter went down, because the
         statistics were zeroed or the sccache server restarted, the later value is used)."""
         if before is None:
@@ -75,7 +75,7 @@ class CacheStats:
                           uncacheable=d(self.uncacheable, before.uncacheable), errors=d(self.errors, before.errors),
                           location=self.location, counters=counters, distributed=d(self.distributed, before.distributed))
 
-    def plus(self, other: "CacheStats | None") -> "CacheStats":
+    def plus(self, other: CacheStats | None) -> CacheStats:
         """The sum of two sets of counters (the counts of a replaced sccache server and
         of the one that took over); ``location`` is this one's."""
         if other is None:

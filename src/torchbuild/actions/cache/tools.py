@@ -79,7 +79,7 @@ def reachable(host: str, port: int, timeout: float = 2.0) -> str | None:
     try:
         with socket.create_connection((host, port), timeout=timeout):
             return None
-    except socket.timeout:
+    except TimeoutError:
         return f"timed out after {timeout:g} s"
     except OSError as exc:
         return exc.strerror or str(exc)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-
 #: Byte strings that a large log is scanned for (see ``LogReader.windows``): every
 #: failure the diagnoser names is within a few dozen lines of one of them (the
 #: failing command's output, or the ``error``/``failed`` summary that follows it).

@@ -67,7 +67,7 @@ class Signature:
         return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compile_all(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     try:
         return tuple(re.compile(p) for p in patterns)

@@ -8,7 +8,6 @@ import re
 from ...errors import UsageError
 from ...facts.model import Facts
 
-
 _ARCH_ITEM = re.compile(r"^(?:sm_|compute_)?(\d+)\.?(\d)?([af]?)(\+PTX)?$", re.IGNORECASE)
 _NAMED_ARCHES = {"kepler", "kepler+tesla", "maxwell", "maxwell+tegra", "pascal", "volta", "volta+tegra", "turing",
                  "ampere", "ampere+tegra", "ada", "hopper", "blackwell", "blackwell+tegra", "rubin"}

@@ -214,7 +214,8 @@ def make_plan(
         choice = choose_jobs(facts, cuda=bool(cuda.value))
         jobs = Setting(choice.jobs, choice.reason)
     if "MAX_JOBS" in options:
-        jobs = Setting(int(options.pop("MAX_JOBS").value), "--set MAX_JOBS")
+        max_jobs = options.pop("MAX_JOBS")
+        jobs = Setting(_positive_jobs(str(max_jobs.value), max_jobs.source), "--set MAX_JOBS")
 
     # compiler cache -----------------------------------------------------------------
     cache_req = intent.cache or prof.get("cache") or "auto"
@@ -409,3 +410,15 @@ def _extra_cuda_includes(facts: Facts) -> list[str]:
         if d and not (home and d.startswith(home)) and d not in out:
             out.append(d)
     return out
+
+
+def _positive_jobs(value: str, source: str) -> int:
+    """``MAX_JOBS`` given as ``value`` (from ``source``: ``--set`` or a profile's ``set``) as an int.
+
+    :raises UsageError: not a positive integer.
+    """
+    text = value.strip()
+    if not text.isdigit() or int(text) < 1:
+        raise UsageError(f"--set MAX_JOBS={value}: {value!r} ({source}) is not allowed; MAX_JOBS must be a positive "
+                         "integer (the number of parallel compile jobs).", fix="write e.g. --set MAX_JOBS=4, or use --jobs 4.")
+    return int(text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+
 @dataclass
 class Expectations:
     """What the plan says the result must be; ``None`` in any field means "don't check".

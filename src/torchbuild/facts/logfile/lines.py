@@ -8,7 +8,6 @@ from typing import NamedTuple
 
 from ...errors import UsageError
 
-
 #: Bytes read (after decompression) per chunk; the reader's memory is a small
 #: multiple of this.
 CHUNK_BYTES = 4 << 20

@@ -14,8 +14,16 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from .lines import CHUNK_BYTES, MAX_LINE_BYTES, MAX_LINE_CHARS, LogFileError, LogLine, _extend, _looks_binary, clean_line
-
+from .lines import (
+    CHUNK_BYTES,
+    MAX_LINE_BYTES,
+    MAX_LINE_CHARS,
+    LogFileError,
+    LogLine,
+    _extend,
+    _looks_binary,
+    clean_line,
+)
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
