@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import FetchError, SourceNotFoundError, UsageError
+from ..errors import FetchError, SourceNotFoundError, UnknownPackageError, UsageError
 from ..facts._util import cache_dir
 from ..ui import echo_command
 
@@ -35,10 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["ResolvedSource", "cache_dir", "resolve_source", "looks_like_path"]
 
 PYTORCH_URL = "https://github.com/pytorch/pytorch"
-
-
-class UnknownPackageError(UsageError):
-    """A PyPI requirement names no package (or no sdist) the index has: bad input, exit 2."""
 
 
 @dataclass
