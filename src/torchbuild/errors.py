@@ -9,8 +9,8 @@ unless ``TORCHBUILD_TRACEBACK=1``.
 Exit codes:
 
 * 1 — the job ran and failed (doctor found errors, the build failed, verify failed).
-* 2 — bad input: nothing was run and nothing was written.
-* 3 — something the job needs could not be fetched (network, unknown package).
+* 2 — bad input: nothing was run and nothing was written (an unknown PyPI package too).
+* 3 — something the job needs could not be fetched (network, index, clone).
 * 130 — interrupted (Ctrl-C).
 """
 
@@ -25,6 +25,7 @@ __all__ = [
     "ConflictingOptionsError",
     "ProfileError",
     "FactsFileError",
+    "UnknownPackageError",
     "FetchError",
     "DoctorFailedError",
     "BuildFailedError",
@@ -82,8 +83,13 @@ class FactsFileError(UsageError):
     """A ``--facts`` JSON file is missing or malformed, or an ``--assume`` is invalid."""
 
 
+class UnknownPackageError(UsageError):
+    """A PyPI requirement names no package (or no sdist) the index has: bad input, exit 2."""
+
+
 class FetchError(TorchbuildError):
-    """A source could not be fetched (unknown PyPI name, no network, clone failure)."""
+    """A source could not be fetched (no network, index or clone failure, timeout).  An unknown
+    PyPI name is bad input, not a fetch failure: :class:`UnknownPackageError` (exit 2)."""
 
     exit_code = 3
 

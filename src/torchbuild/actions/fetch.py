@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import FetchError, SourceNotFoundError, UsageError
+from ..errors import FetchError, SourceNotFoundError, UnknownPackageError, UsageError
 from ..facts._util import cache_dir
 from ..ui import echo_command
 from .unpack import is_archive, unpack_source
@@ -38,10 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["ResolvedSource", "cache_dir", "resolve_source", "looks_like_path"]
 
 PYTORCH_URL = "https://github.com/pytorch/pytorch"
-
-
-class UnknownPackageError(UsageError):
-    """A PyPI requirement names no package (or no sdist) the index has: bad input, exit 2."""
 
 
 @dataclass
