@@ -90,7 +90,9 @@ def test_cuda_arches_match_the_wheels_own_config(cuda_torch):
         pytest.skip("cuobjdump not installed: the fallback message was checked instead")
     cfg = parse_torch_config((DATA / "torch-2.14.1+cu130.nogpu.show.txt").read_text())
     expected = sorted({a for a in cfg.nvcc_arch_flags if a.startswith("sm_")}, key=lambda a: int(a[3:]))
-    assert rep.cuda_sass == expected
+    # every arch of the -gencode flags is embedded; libtorch_cuda.so also carries kernels compiled for
+    # arch-specific targets (sm_90a, sm_100a ...) and a few more arches by their own flags, so more may show
+    assert set(expected) <= set(rep.cuda_sass), (expected, rep.cuda_sass)
 
 
 def test_bad_input_is_one_clear_error(tmp_path, cli):
