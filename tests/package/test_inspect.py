@@ -90,7 +90,7 @@ def test_cuda_arches_match_the_wheels_own_config(cuda_torch):
         pytest.skip("cuobjdump not installed: the fallback message was checked instead")
     cfg = parse_torch_config((DATA / "torch-2.14.1+cu130.nogpu.show.txt").read_text())
     expected = sorted({a for a in cfg.nvcc_arch_flags if a.startswith("sm_")}, key=lambda a: int(a[3:]))
-    assert rep.cuda_sass == expected
+    assert rep.cuda_sass == expected, rep.cuda_notes
 
 
 def test_bad_input_is_one_clear_error(tmp_path, cli):
