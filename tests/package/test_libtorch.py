@@ -43,7 +43,7 @@ def test_abi_mismatch_is_named(cpu_torch, tmp_path):
 
 
 def test_package_libtorch_from_the_installed_wheel_is_laid_out_like_the_official_zip(cpu_torch, cli, tmp_path):
-    r = cli("package", "libtorch", "--from", str(cpu_torch), "--output-dir", str(tmp_path), "--json", timeout=1800)
+    r = cli("package", "libtorch", "--from", str(cpu_torch), "--output-dir", str(tmp_path), "--json", timeout=5400)
     assert r.returncode == 0, r.stderr[-3000:]
     res = r.json
     z = Path(res["zip"])

@@ -375,6 +375,8 @@ class build_ext(_build_ext):
                 self.copy_file(src, dst)
 
 
+# PyTorch writes torch/version.py before setup() runs, so build_py packs it into a wheel
+write_version_file()
 setup(
     name="torch",
     version=VERSION,

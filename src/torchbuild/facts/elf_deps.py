@@ -50,7 +50,8 @@ __all__ = [
 ELF_MAGIC = b"\x7fELF"
 #: ld.so's default directories after the cache (x86_64 Debian/Ubuntu and RHEL layouts).
 DEFAULT_DIRS = ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"]
-CUOBJDUMP_TIMEOUT_S = 600
+#: seconds for one cuobjdump call (libtorch_cuda.so of 2.14.1 is 500 MB)
+CUOBJDUMP_TIMEOUT_S = 1800
 
 
 @dataclass
