@@ -130,7 +130,7 @@ def _check(args: argparse.Namespace) -> int:
 
     facts = Facts(os=os_info(), python=py, source=src)
     add_system_libs(facts)
-    from ..decisions.workarounds import select_workarounds
+    from ..decisions.workarounds import select_workarounds, worked_around
 
     sel = select_workarounds(release, src, facts.system_libs, system_libs=args.system_libs, cmake_version=None)
     report = check_components(
@@ -141,7 +141,7 @@ def _check(args: argparse.Namespace) -> int:
         options=options,
         python=py.executable or "python",
         is_root=facts.os.root is True,
-        worked_around={s.workaround.component: s.workaround.id for s in sel if s.workaround.component},
+        worked_around=worked_around(sel),
     )
     if args.json:
         json.dump(report.to_dict(), sys.stdout, indent=2)

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..facts.model import Facts
 from .components import SourceReport, check_components, known_release
-from .workarounds import Selected, select_workarounds
+from .workarounds import Selected, select_workarounds, worked_around
 
 __all__ = ["SourceSettings", "source_settings"]
 
@@ -65,7 +65,7 @@ def source_settings(facts: Facts, *, system_libs: bool, options: Mapping[str, st
         options=options,
         python=python,
         is_root=facts.os.root is True,
-        worked_around={s.workaround.component: s.workaround.id for s in sel if s.workaround.component},
+        worked_around=worked_around(sel),
     )
     out.report = report
     if system_libs:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..facts.model import Facts
 from ..knowledge.compat import version_lt
 from .components import SourceReport, check_components, known_release
-from .workarounds import select_workarounds
+from .workarounds import select_workarounds, worked_around
 
 if TYPE_CHECKING:
     from .doctor import Finding
@@ -119,7 +119,7 @@ def release_findings(
         system_libs=system_libs,
         cmake_version=cmake.version if cmake is not None else None,
     )
-    covered = {s.workaround.component: s.workaround.id for s in selected if s.workaround.component}
+    covered = worked_around(selected)
     report = check_components(
         src,
         release,

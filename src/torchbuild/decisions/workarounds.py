@@ -12,7 +12,7 @@ from ..facts.model import SourceTree, SystemLibs
 from ..knowledge.compat import version_lt
 from ..knowledge.components import Workaround, cite, workarounds_for
 
-__all__ = ["Selected", "select_workarounds"]
+__all__ = ["Selected", "select_workarounds", "worked_around"]
 
 
 @dataclass
@@ -87,3 +87,8 @@ def select_workarounds(
         if reasons and all(r is not None for r in reasons):
             out.append(Selected(w, "; ".join(r for r in reasons if r)))
     return out
+
+
+def worked_around(selected: list[Selected]) -> dict[str, str]:
+    """Component name -> id of the selected workaround that makes its too-old system copy usable."""
+    return {s.workaround.component: s.workaround.id for s in selected if s.workaround.component}
