@@ -62,8 +62,13 @@ def free_port() -> int:
 
 def torchbuild(env: dict, *args: str) -> tuple[float, dict]:
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "torchbuild", "build", *args, "--json"], env=env, capture_output=True,
-                          text=True, timeout=3600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchbuild", "build", *args, "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     wall = time.perf_counter() - t
     if proc.returncode != 0:
         sys.exit(f"torchbuild build {' '.join(args)} failed:\n{proc.stderr[-4000:]}")
@@ -81,8 +86,9 @@ def median_wall(argv: list[str], env: dict, repeat: int, cwd: Path | None = None
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
-        subprocess.run(argv, cwd=cwd, env=env, check=True, timeout=600, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+        subprocess.run(
+            argv, cwd=cwd, env=env, check=True, timeout=600, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         times.append(time.perf_counter() - t)
     return statistics.median(times)
 
@@ -90,8 +96,11 @@ def median_wall(argv: list[str], env: dict, repeat: int, cwd: Path | None = None
 def line(name: str, a: float, b: float, goal: float, cache: dict | None = None) -> None:
     ratio = b / a
     extra = f"  (warm: {cache.get('hits')} hits, {cache.get('misses')} misses)" if cache else ""
-    print(f"{name:<44} {a:7.2f} s -> {b:7.2f} s   ratio {ratio:5.2f}   goal <= {goal}: "
-          f"{'met' if ratio <= goal else 'MISSED'}{extra}", flush=True)
+    print(
+        f"{name:<44} {a:7.2f} s -> {b:7.2f} s   ratio {ratio:5.2f}   goal <= {goal}: "
+        f"{'met' if ratio <= goal else 'MISSED'}{extra}",
+        flush=True,
+    )
 
 
 def readme_scenario(base: Path, env: dict) -> None:
@@ -102,12 +111,30 @@ def readme_scenario(base: Path, env: dict) -> None:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     py = venv / "bin" / "python"
     t = time.perf_counter()
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "-e", str(REPO), "torch==2.13.0"], env=env, check=True,
-                   timeout=3600)
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "-e", str(REPO), "torch==2.13.0"], env=env, check=True, timeout=3600
+    )
     print(f"README install command in a fresh venv: {time.perf_counter() - t:.1f} s", flush=True)
     sd = base / "readme-sdist"
-    subprocess.run([str(py), "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "--no-build-isolation",
-                    "-d", str(sd), "torch-scatter==2.1.2"], env=env, check=True, timeout=600)
+    subprocess.run(
+        [
+            str(py),
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--no-build-isolation",
+            "-d",
+            str(sd),
+            "torch-scatter==2.1.2",
+        ],
+        env=env,
+        check=True,
+        timeout=600,
+    )
     sdist = next(sd.glob("*.tar.gz"))
     trees = []
     for where in ("first/src", "second/elsewhere"):
@@ -118,21 +145,30 @@ def readme_scenario(base: Path, env: dict) -> None:
         trees.append(next(folder.iterdir()))
     own = str(venv / "bin")
     run_env = dict(env)
-    run_env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
-                                      if d and d != own and not (Path(d) / "sccache").exists())
+    run_env["PATH"] = os.pathsep.join(
+        d for d in env.get("PATH", "").split(os.pathsep) if d and d != own and not (Path(d) / "sccache").exists()
+    )
     walls, caches = [], []
     for tree in trees:
         t = time.perf_counter()
-        proc = subprocess.run([str(venv / "bin" / "torchbuild"), "build", str(tree), "--json"], env=run_env,
-                              capture_output=True, text=True, timeout=3600)
+        proc = subprocess.run(
+            [str(venv / "bin" / "torchbuild"), "build", str(tree), "--json"],
+            env=run_env,
+            capture_output=True,
+            text=True,
+            timeout=3600,
+        )
         walls.append(time.perf_counter() - t)
         if proc.returncode != 0:
             sys.exit(f"torchbuild build {tree} failed:\n{proc.stderr[-4000:]}")
         rec = json.loads(Path(json.loads(proc.stdout)["record"]).read_text())
         cache = rec.get("compile_cache") or {}
         caches.append(cache)
-        print(f"  {tree}: {walls[-1]:.1f} s, cache {cache.get('tool')} at {cache.get('exe')}: {cache.get('hits')} hits, "
-              f"{cache.get('misses')} misses", flush=True)
+        print(
+            f"  {tree}: {walls[-1]:.1f} s, cache {cache.get('tool')} at {cache.get('exe')}: {cache.get('hits')} hits, "
+            f"{cache.get('misses')} misses",
+            flush=True,
+        )
     line("README scenario: 2nd copy / 1st (fresh venv)", walls[0], walls[1], 0.15, caches[1])
     exe = caches[0].get("exe")
     if exe:
@@ -149,12 +185,23 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tb-bench-cache-") as tmp:
         base = Path(tmp)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CCACHE_", "SCCACHE_", "DISTCC_"))}
-        env.update({"CCACHE_DIR": str(base / "ccache"), "SCCACHE_DIR": str(base / "sccache"),
-                    "SCCACHE_SERVER_PORT": str(free_port()), "TORCHBUILD_CACHE": str(base / "tbcache"), "PYTHONPATH": ""})
+        env.update(
+            {
+                "CCACHE_DIR": str(base / "ccache"),
+                "SCCACHE_DIR": str(base / "sccache"),
+                "SCCACHE_SERVER_PORT": str(free_port()),
+                "TORCHBUILD_CACHE": str(base / "tbcache"),
+                "PYTHONPATH": "",
+            }
+        )
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env.pop("PYTHONPYCACHEPREFIX", None)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "src" / "torchbuild")], env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(REPO / "src" / "torchbuild")],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         if args.readme_only:
             readme_scenario(base, env)
             return
@@ -170,11 +217,16 @@ def main() -> None:
             line("test tree: warm clean build / cold", cold, warm, 0.15, info["cache"])
             pc, pw = phases(cold_info), phases(info)
             for name, ph, wall in (("cold", pc, cold), ("warm", pw, warm)):
-                print(f"  {name} phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in ph.items())
-                      + f"; outside the build command {wall - sum(ph.values()):.1f} s")
+                print(
+                    f"  {name} phases: "
+                    + ", ".join(f"{k} {v:.1f} s" for k, v in ph.items())
+                    + f"; outside the build command {wall - sum(ph.values()):.1f} s"
+                )
             outside = warm - pw.get("compile", 0.0) - pw.get("link", 0.0)
-            print(f"  the warm build outside compile and link takes {outside:.1f} s: even with free compiling and "
-                  f"linking the ratio could not go below {outside:.1f} / {cold:.1f} = {outside / cold:.2f}")
+            print(
+                f"  the warm build outside compile and link takes {outside:.1f} s: even with free compiling and "
+                f"linking the ratio could not go below {outside:.1f} / {cold:.1f} = {outside / cold:.2f}"
+            )
 
             torchbuild(env, *mt)  # the tree is up to date; the runs below are no-ops
             tb = [sys.executable, "-m", "torchbuild", "build", *mt]
@@ -182,23 +234,37 @@ def main() -> None:
             plain_env = {k: v for k, v in env.items() if not k.startswith(("CMAKE_", "USE_", "BUILD_"))}
             plain_env["PATH"] = f"{venv.parent}{os.pathsep}{env['PATH']}"
             develop = median_wall([str(venv), "setup.py", "develop"], plain_env, args.repeat, cwd=tree)
-            print(f"{'no-op torchbuild build (test tree, median)':<44} {noop:7.2f} s   goal <= 2 s: "
-                  f"{'met' if noop <= 2 else 'MISSED'}")
+            print(
+                f"{'no-op torchbuild build (test tree, median)':<44} {noop:7.2f} s   goal <= 2 s: "
+                f"{'met' if noop <= 2 else 'MISSED'}"
+            )
             line("no-op: torchbuild build / setup.py develop", develop, noop, 0.5)
             # For context, not the issue's baseline: PyTorch 2025-2.13 documents
             # `pip install --no-build-isolation -v -e .` for develop builds, and its setup.py
             # redirects `develop` there (shared/reference/pytorch-build-facts.md §2); the test
             # tree's setup.py runs develop itself, like PyTorch <= 2.7.
-            pip_e = median_wall([str(venv), "-m", "pip", "install", "--no-build-isolation", "-v", "-e", "."], plain_env,
-                                args.repeat, cwd=tree)
-            print(f"{'  context: torchbuild build / pip install -e .':<44} {pip_e:7.2f} s -> {noop:7.2f} s   "
-                  f"ratio {noop / pip_e:5.2f}   (PyTorch 2.13's documented develop command; no goal)")
+            pip_e = median_wall(
+                [str(venv), "-m", "pip", "install", "--no-build-isolation", "-v", "-e", "."],
+                plain_env,
+                args.repeat,
+                cwd=tree,
+            )
+            print(
+                f"{'  context: torchbuild build / pip install -e .':<44} {pip_e:7.2f} s -> {noop:7.2f} s   "
+                f"ratio {noop / pip_e:5.2f}   (PyTorch 2.13's documented develop command; no goal)"
+            )
 
             if not args.skip_scatter:
                 from support.venvs import overlay_venv
 
                 overlay_venv(base / "ext-venv")  # sees this interpreter's torch, installs into itself
-                sc = ["torch-scatter==2.1.2", "--cache", "sccache", "--python", str(base / "ext-venv" / "bin" / "python")]
+                sc = [
+                    "torch-scatter==2.1.2",
+                    "--cache",
+                    "sccache",
+                    "--python",
+                    str(base / "ext-venv" / "bin" / "python"),
+                ]
                 cold, r1 = torchbuild(env, *sc)
                 src = Path(r1["result"]["source"])
                 rec1 = json.loads(Path(r1["result"]["record"]).read_text())

@@ -62,7 +62,7 @@ def make_log(path: Path, mb: int) -> int:
                 f"/src/pytorch/{f}:{rnd.randint(10, 900)}:5: note: in expansion of macro 'AT_DISPATCH_ALL_TYPES'",
             ]
         if rnd.random() < 0.05:
-            noise.append(f"/src/pytorch/{f}(77): warning #177-D: variable \"n\" was declared but never referenced")
+            noise.append(f'/src/pytorch/{f}(77): warning #177-D: variable "n" was declared but never referenced')
     block = ("\n".join(noise) + "\n").encode()
     with open(path, "wb") as out:
         out.write(("\n".join(head) + "\n").encode())
@@ -94,13 +94,26 @@ def main() -> int:
         runs = [timed([sys.executable, "-m", "torchbuild", "diagnose", str(log), "--json"]) for _ in range(a.repeat)]
         d = min(t for t, _ in runs)
         doc = json.loads(runs[0][1].stdout)
-        inproc = subprocess.run([sys.executable, "-c",
-            "import time,sys; t=time.perf_counter(); from torchbuild.actions.diagnose_log import diagnose_file; "
-            "diagnose_file(sys.argv[1]); print(time.perf_counter()-t)", str(log)], capture_output=True, text=True, check=True)
+        inproc = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import time,sys; t=time.perf_counter(); from torchbuild.actions.diagnose_log import diagnose_file; "
+                "diagnose_file(sys.argv[1]); print(time.perf_counter()-t)",
+                str(log),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         ip = float(inproc.stdout)
-        peak = json.loads(subprocess.run([sys.executable, "-c", PEAK, str(log)], capture_output=True, text=True, check=True).stdout)
-        print(f"log: {size / 1e6:.0f} MB, {doc['stats']['lines']:,} lines; root: {doc['causes'][0]['cause_id']} at line {doc['causes'][0]['line']}"
-              f" (first error line {doc['first_error']['line'] if doc['first_error'] else None})")
+        peak = json.loads(
+            subprocess.run([sys.executable, "-c", PEAK, str(log)], capture_output=True, text=True, check=True).stdout
+        )
+        print(
+            f"log: {size / 1e6:.0f} MB, {doc['stats']['lines']:,} lines; root: {doc['causes'][0]['cause_id']} at line {doc['causes'][0]['line']}"
+            f" (first error line {doc['first_error']['line'] if doc['first_error'] else None})"
+        )
         print(f"grep -c -E: {g:.3f} s   diagnose (CLI, end to end): {d:.3f} s   ratio: {d / g:.2f}  (goal <= 3.0)")
         print(f"diagnose_file() in process (imports + scan, no CLI start-up): {ip:.3f} s   ratio: {ip / g:.2f}")
         print(f"diagnose peak memory: {peak['hwm_kib'] / 1024:.0f} MB  (goal <= 150 MB)")
@@ -111,8 +124,14 @@ def main() -> int:
                 for _ in range(int(a.oneline_gb * 1024)):
                     f.write(chunk)
             t, _ = timed([sys.executable, "-c", PEAK, str(one)])
-            pk = json.loads(subprocess.run([sys.executable, "-c", PEAK, str(one)], capture_output=True, text=True, check=True).stdout)
-            print(f"one-line {a.oneline_gb} GB log: {pk['lines']} line, cause {pk['cause']}, {t:.1f} s, peak {pk['hwm_kib'] / 1024:.0f} MB")
+            pk = json.loads(
+                subprocess.run(
+                    [sys.executable, "-c", PEAK, str(one)], capture_output=True, text=True, check=True
+                ).stdout
+            )
+            print(
+                f"one-line {a.oneline_gb} GB log: {pk['lines']} line, cause {pk['cause']}, {t:.1f} s, peak {pk['hwm_kib'] / 1024:.0f} MB"
+            )
     return 0
 
 

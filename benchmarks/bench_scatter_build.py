@@ -46,8 +46,23 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-                        "--no-build-isolation", "-d", str(tmp / "sd"), "torch-scatter==2.1.2"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "--no-build-isolation",
+                "-d",
+                str(tmp / "sd"),
+                "torch-scatter==2.1.2",
+            ],
+            check=True,
+        )
         sdist = next((tmp / "sd").glob("*.tar.gz"))
         ours, base = [], []
         for r in range(args.rounds):
@@ -56,18 +71,48 @@ def main() -> None:
                 tree = fresh_tree(sdist, tmp / f"{side}-{r}")
                 out = tmp / f"out-{side}-{r}"
                 if side == "tb":
-                    s = timed([sys.executable, "-m", "torchbuild", "build", str(tree), "--no-install", "--mode", "wheel",
-                               "--cache", "none", "--wheel-dir", str(out), "--no-verify"], tree)
+                    s = timed(
+                        [
+                            sys.executable,
+                            "-m",
+                            "torchbuild",
+                            "build",
+                            str(tree),
+                            "--no-install",
+                            "--mode",
+                            "wheel",
+                            "--cache",
+                            "none",
+                            "--wheel-dir",
+                            str(out),
+                            "--no-verify",
+                        ],
+                        tree,
+                    )
                     ours.append(s)
                 else:
-                    s = timed([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", str(out),
-                               str(tree)], tree)
+                    s = timed(
+                        [
+                            sys.executable,
+                            "-m",
+                            "pip",
+                            "wheel",
+                            "--no-build-isolation",
+                            "--no-deps",
+                            "-w",
+                            str(out),
+                            str(tree),
+                        ],
+                        tree,
+                    )
                     base.append(s)
                 print(f"round {r}: {side:<4} {s:7.1f} s", flush=True)
                 shutil.rmtree(tree)
         a, b = min(ours), min(base)
-        print(f"torchbuild build: {a:.1f} s   pip wheel: {b:.1f} s   ratio: {a / b:.2f} (goal <= 0.6: "
-              f"{'met' if a / b <= 0.6 else 'MISSED'})")
+        print(
+            f"torchbuild build: {a:.1f} s   pip wheel: {b:.1f} s   ratio: {a / b:.2f} (goal <= 0.6: "
+            f"{'met' if a / b <= 0.6 else 'MISSED'})"
+        )
 
 
 if __name__ == "__main__":

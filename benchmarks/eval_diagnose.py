@@ -35,17 +35,25 @@ HIGH = 0.7
 
 #: The groups of shared/causes.md, to report accuracy per cause family.
 FAMILIES = {
-    "toolchain": ("host_compiler_unsupported compiler_too_old compiler_missing cmake_too_old ninja_missing "
-                  "python_headers_missing msvc_toolset_bug msvc_runtime_mismatch python_lib_missing "
-                  "msvc_ambiguous_std cmake_too_new openmp_missing"),
-    "cuda": ("cuda_toolkit_not_found cuda_version_mismatch cuda_arch_unsupported cuda_arch_list_too_large "
-             "nvcc_unknown_host_flag cudnn_unusable cuda_toolkit_incomplete cuda_toolkit_too_old "
-             "arch_unknown_to_torch nvcc_host_stdlib_incompatible nvtx_missing cuda_driver_too_old no_kernel_image"),
+    "toolchain": (
+        "host_compiler_unsupported compiler_too_old compiler_missing cmake_too_old ninja_missing "
+        "python_headers_missing msvc_toolset_bug msvc_runtime_mismatch python_lib_missing "
+        "msvc_ambiguous_std cmake_too_new openmp_missing"
+    ),
+    "cuda": (
+        "cuda_toolkit_not_found cuda_version_mismatch cuda_arch_unsupported cuda_arch_list_too_large "
+        "nvcc_unknown_host_flag cudnn_unusable cuda_toolkit_incomplete cuda_toolkit_too_old "
+        "arch_unknown_to_torch nvcc_host_stdlib_incompatible nvtx_missing cuda_driver_too_old no_kernel_image"
+    ),
     "resources": "out_of_memory internal_compiler_error disk_full permission_denied",
-    "source+deps": ("submodule_missing source_fetch_failed python_dependency_missing torch_missing_in_build_env "
-                    "blas_not_found system_library_missing stale_build_dir protobuf_conflict dependency_version_conflict"),
-    "after-build": ("glibcxx_too_old libc_too_old cxx_abi_mismatch torch_extension_mismatch shared_library_not_found "
-                    "import_from_source_dir torch_api_removed cxx_standard_mismatch torch_cpu_only numpy_abi_mismatch"),
+    "source+deps": (
+        "submodule_missing source_fetch_failed python_dependency_missing torch_missing_in_build_env "
+        "blas_not_found system_library_missing stale_build_dir protobuf_conflict dependency_version_conflict"
+    ),
+    "after-build": (
+        "glibcxx_too_old libc_too_old cxx_abi_mismatch torch_extension_mismatch shared_library_not_found "
+        "import_from_source_dir torch_api_removed cxx_standard_mismatch torch_cpu_only numpy_abi_mismatch"
+    ),
     "unknown": "unknown",
 }
 FAMILY_OF = {c: fam for fam, ids in FAMILIES.items() for c in ids.split()}
@@ -55,15 +63,22 @@ def load_index(split: str = "all", batch: str = "all") -> list[dict]:
     """Rows of index.toml, filtered by split ("dev", "holdout" or "all") and batch
     ("1": the first 84 logs, "2": the logs added for issue 11, "all")."""
     rows = tomllib.loads((CORPUS / "index.toml").read_text())["log"]
-    return [r for r in rows if (split == "all" or r["split"] == split)
-            and (batch == "all" or str(r.get("batch", 1)) == batch)]
+    return [
+        r
+        for r in rows
+        if (split == "all" or r["split"] == split) and (batch == "all" or str(r.get("batch", 1)) == batch)
+    ]
 
 
 def diagnose_json(path: Path, cli: bool = False) -> dict:
     """The `diagnose --json` document for ``path``."""
     if cli:
-        p = subprocess.run([sys.executable, "-m", "torchbuild", "diagnose", str(path), "--json"],
-                           capture_output=True, text=True, check=True)
+        p = subprocess.run(
+            [sys.executable, "-m", "torchbuild", "diagnose", str(path), "--json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return json.loads(p.stdout)
     from torchbuild.cli import main
 
@@ -84,8 +99,17 @@ def evaluate(rows: list[dict], cli: bool = False) -> dict:
         ok = c["cause_id"] == r["cause"]
         wrong_high = (not ok) and c["cause_id"] != "unknown" and c["confidence"] >= HIGH
         ev = next((e["text"] for e in c["evidence"] if e["line"] == c["line"]), "")
-        results.append({**r, "got": c["cause_id"], "confidence": c["confidence"], "ok": ok,
-                        "wrong_high": wrong_high, "line": c["line"], "evidence": ev})
+        results.append(
+            {
+                **r,
+                "got": c["cause_id"],
+                "confidence": c["confidence"],
+                "ok": ok,
+                "wrong_high": wrong_high,
+                "line": c["line"],
+                "evidence": ev,
+            }
+        )
     n = len(results) or 1
     return {
         "n": len(results),
@@ -101,8 +125,12 @@ def main() -> int:
     ap.add_argument("--cli", action="store_true", help="run `python -m torchbuild` per log (slower)")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every log, not only the misses")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
-    ap.add_argument("--batch", choices=("1", "2", "all"), default="all",
-                    help="1: the first 84 logs; 2: the logs added for issue 11 (split by hash); all")
+    ap.add_argument(
+        "--batch",
+        choices=("1", "2", "all"),
+        default="all",
+        help="1: the first 84 logs; 2: the logs added for issue 11 (split by hash); all",
+    )
     ap.add_argument("--families", action="store_true", help="print the per-family table")
     a = ap.parse_args()
     splits = ("dev", "holdout", "all") if a.split == "all" else (a.split,)
@@ -114,8 +142,10 @@ def main() -> int:
         return 0
     for s in splits:
         r = out[s]
-        print(f"{s:8} {r['n']:3d} logs   right first cause: {r['accuracy']:6.1%}   "
-              f"wrong at confidence >= {HIGH}: {r['wrong_high_rate']:5.1%}")
+        print(
+            f"{s:8} {r['n']:3d} logs   right first cause: {r['accuracy']:6.1%}   "
+            f"wrong at confidence >= {HIGH}: {r['wrong_high_rate']:5.1%}"
+        )
     if a.families:
         print()
         print(f"{'family':12} " + "  ".join(f"{s + ' right':>14} {'wrong>=0.7':>10}" for s in splits))
@@ -124,8 +154,10 @@ def main() -> int:
             for s in splits:
                 xs = [x for x in out[s]["results"] if FAMILY_OF.get(x["cause"], "unknown") == fam]
                 n = len(xs) or 1
-                cells.append(f"{sum(x['ok'] for x in xs):3d}/{len(xs):<3d} {sum(x['ok'] for x in xs) / n:6.1%} "
-                             f"{sum(x['wrong_high'] for x in xs) / n:10.1%}")
+                cells.append(
+                    f"{sum(x['ok'] for x in xs):3d}/{len(xs):<3d} {sum(x['ok'] for x in xs) / n:6.1%} "
+                    f"{sum(x['wrong_high'] for x in xs) / n:10.1%}"
+                )
             print(f"{fam:12} " + "  ".join(cells))
     r = out[splits[-1]]
     rows = r["results"] if a.verbose else [x for x in r["results"] if not x["ok"]]
@@ -134,8 +166,10 @@ def main() -> int:
         print(f"{'file':44} {'split':7} {'expected':28} {'got':28} conf  evidence")
         for x in rows:
             mark = "  " if x["ok"] else ("!!" if x["wrong_high"] else "--")
-            print(f"{mark}{x['file'][:42]:42} {x['split']:7} {x['cause'][:28]:28} {x['got'][:28]:28} "
-                  f"{x['confidence']:.2f}  {x['line']}: {x['evidence'][:70]}")
+            print(
+                f"{mark}{x['file'][:42]:42} {x['split']:7} {x['cause'][:28]:28} {x['got'][:28]:28} "
+                f"{x['confidence']:.2f}  {x['line']}: {x['evidence'][:70]}"
+            )
     return 0
 
 

@@ -58,10 +58,12 @@ def main(batch: str) -> int:
         names.add(name)
         urls.add(meta["url"])
         (CORPUS / name).write_text(body.rstrip("\n") + "\n", encoding="utf-8")
-        row = (f'\n[[log]]\nfile = {_q(name)}\nsplit = {_q(split_of(name))}\nbatch = 2\n'
-               f'url = {_q(meta["url"])}\ncause = {_q(meta["cause"])}\nwhy = {_q(meta["why"])}\n')
+        row = (
+            f"\n[[log]]\nfile = {_q(name)}\nsplit = {_q(split_of(name))}\nbatch = 2\n"
+            f"url = {_q(meta['url'])}\ncause = {_q(meta['cause'])}\nwhy = {_q(meta['why'])}\n"
+        )
         if meta.get("note"):
-            row += f'note = {_q(meta["note"])}\n'
+            row += f"note = {_q(meta['note'])}\n"
         out.append(row)
         print(f"added {name} ({split_of(name)})")
     with index.open("a", encoding="utf-8") as f:

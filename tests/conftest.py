@@ -43,8 +43,13 @@ class CliRun:
 CACHE_PREFIXES = ("SCCACHE_", "CCACHE_", "DISTCC_")
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 900,
-            clean_cache_env: bool = False) -> CliRun:
+def run_cli(
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 900,
+    clean_cache_env: bool = False,
+) -> CliRun:
     """Run ``python -m torchbuild ARGS`` as a user would (a separate process, stdin closed,
     not a terminal) and return its result.  ``clean_cache_env`` drops the caller's
     ``SCCACHE_*``/``CCACHE_*``/``DISTCC_*`` variables before ``env`` is applied."""
@@ -53,8 +58,15 @@ def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = No
     if clean_cache_env:
         full_env = {k: v for k, v in full_env.items() if not k.startswith(CACHE_PREFIXES)}
     full_env.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "torchbuild", *args], cwd=str(cwd or REPO), env=full_env,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchbuild", *args],
+        cwd=str(cwd or REPO),
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     return CliRun(proc.returncode, proc.stdout, proc.stderr)
 
 
@@ -91,8 +103,12 @@ def cuda_torch_python(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("cu-venv") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(d)], check=True, timeout=300)
     py = d / "bin" / "python"
-    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "torch==2.14.1", "setuptools"],
-                       capture_output=True, text=True, timeout=3600)  # took over 25 min on a loaded 2-core machine
+    r = subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "torch==2.14.1", "setuptools"],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )  # took over 25 min on a loaded 2-core machine
     if r.returncode != 0:
         pytest.skip(f"cannot install the CUDA build torch==2.14.1 here: {r.stderr.strip().splitlines()[-1:]}")
     return py
@@ -129,10 +145,24 @@ def scatter_build(tmp_path_factory, ext_venv):
     session; the sccache server it started is stopped at the end."""
     base = tmp_path_factory.mktemp("scatter")
     cache = base / "cache"
-    env = {"TORCHBUILD_CACHE": str(cache), "CCACHE_DIR": str(base / "ccache"), "SCCACHE_DIR": str(base / "sccache"),
-           "SCCACHE_SERVER_PORT": str(_free_port()), "SCCACHE_IDLE_TIMEOUT": "900", "PYTHONPATH": ""}
-    r = run_cli("build", "torch-scatter==2.1.2", "--python", str(ext_venv), "--json", env=env, timeout=1500,
-                clean_cache_env=True)
+    env = {
+        "TORCHBUILD_CACHE": str(cache),
+        "CCACHE_DIR": str(base / "ccache"),
+        "SCCACHE_DIR": str(base / "sccache"),
+        "SCCACHE_SERVER_PORT": str(_free_port()),
+        "SCCACHE_IDLE_TIMEOUT": "900",
+        "PYTHONPATH": "",
+    }
+    r = run_cli(
+        "build",
+        "torch-scatter==2.1.2",
+        "--python",
+        str(ext_venv),
+        "--json",
+        env=env,
+        timeout=1500,
+        clean_cache_env=True,
+    )
     assert r.returncode == 0, f"torch-scatter build failed:\n{r.stderr[-6000:]}"
     yield ScatterBuild(r, r.json, ext_venv, cache, env)
     from torchbuild.actions.compile_cache import find_tool

@@ -78,7 +78,9 @@ def test_develop_build_imports_and_runs_an_op(venv_python, tmp_path):
     assert "--build . --target install --config Release" in out
     assert (tree / "torch" / "lib" / "libc10.so").is_file() and (tree / "torch" / "lib" / "libtorch_cpu.so").is_file()
 
-    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True, text=True, check=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True, text=True, check=True
+    ).stdout.strip()
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     got = run_python(
@@ -100,7 +102,9 @@ def test_develop_build_imports_and_runs_an_op(venv_python, tmp_path):
     assert settings.startswith("  - Build settings: ") and settings.endswith(", ")
     assert "BUILD_TYPE=Release, " in settings and "TORCH_VERSION=2.13.0, " in settings and "USE_CUDA=OFF, " in settings
     assert f"COMMIT_SHA={sha}, " in settings
-    assert "ATen/Parallel" in run_python(venv_python, "import torch; print(torch.__config__.parallel_info())", elsewhere)
+    assert "ATen/Parallel" in run_python(
+        venv_python, "import torch; print(torch.__config__.parallel_info())", elsewhere
+    )
 
     so = next((tree / "torch").glob("_C*.so"))
     ldd = subprocess.run(["ldd", str(so)], capture_output=True, text=True, timeout=30).stdout
@@ -112,7 +116,11 @@ def test_develop_build_imports_and_runs_an_op(venv_python, tmp_path):
     report = verify_torch(str(venv_python), Expectations(version="2.13.0", cuda="", build_type="Debug"))
     assert {c.id for c in report.failed} == {"build_type"}, report.failed
     assert report.facts["torch_dir"] == str(tree / "torch") and report.check("op").ok
-    assert set(report.facts["files"]) == {str(so), str(tree / "torch/lib/libc10.so"), str(tree / "torch/lib/libtorch_cpu.so")}
+    assert set(report.facts["files"]) == {
+        str(so),
+        str(tree / "torch/lib/libc10.so"),
+        str(tree / "torch/lib/libtorch_cpu.so"),
+    }
 
     # The stale-settings trap: with build/CMakeCache.txt present, a changed variable is ignored...
     again = pip_develop(venv_python, tree, USE_DISTRIBUTED="0", MAX_JOBS="1")

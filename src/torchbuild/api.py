@@ -20,8 +20,13 @@ from typing import Any
 __all__ = ["doctor", "plan", "build", "diagnose", "verify"]
 
 
-def doctor(source: str | Path | None = None, *, python: str | None = None, wants_cuda: bool | None = None,
-           arch_list: list[str] | None = None) -> list[Any]:
+def doctor(
+    source: str | Path | None = None,
+    *,
+    python: str | None = None,
+    wants_cuda: bool | None = None,
+    arch_list: list[str] | None = None,
+) -> list[Any]:
     """Collect facts (of ``source`` too, when given) and judge them.
 
     :param source: a source directory, or None for the machine alone.
@@ -50,7 +55,9 @@ def plan(source: str = ".", **intent: Any) -> Any:
     return prepare(BuildRequest(source=source, intent=Intent(**intent), python=python))[2]
 
 
-def build(source: str = ".", *, python: str | None = None, force: bool = False, verify: bool = True, **intent: Any) -> Any:
+def build(
+    source: str = ".", *, python: str | None = None, force: bool = False, verify: bool = True, **intent: Any
+) -> Any:
     """Doctor, plan, build, verify and record ``source``.
 
     :returns: :class:`torchbuild.actions.build.BuildResult` (status, wheel, record, log,

@@ -58,8 +58,9 @@ class StderrConsole:
         """True when stderr is a terminal (live progress is drawn only then)."""
         return self.rich.is_terminal if self._styled() else False
 
-    def print(self, *objects: Any, style: str | None = None, end: str = "\n", markup: bool = True,
-              **kwargs: Any) -> None:
+    def print(
+        self, *objects: Any, style: str | None = None, end: str = "\n", markup: bool = True, **kwargs: Any
+    ) -> None:
         """Print ``objects`` separated by spaces, then ``end``; see the class docstring."""
         if not self._styled():
             parts: list[str] = []
@@ -113,11 +114,16 @@ def render_findings(findings: Sequence[object], *, title: str = "doctor") -> Non
         console.print(f"{title}: no problems found", style="green")
         return
     counts = {s: sum(1 for f in items if getattr(f, "severity", "") == s) for s in order}
-    console.print(f"{title}: {counts['error']} error(s), {counts['warning']} warning(s), {counts['note']} note(s)",
-                  markup=False, style="bold")
+    console.print(
+        f"{title}: {counts['error']} error(s), {counts['warning']} warning(s), {counts['note']} note(s)",
+        markup=False,
+        style="bold",
+    )
     for f in items:
         sev = getattr(f, "severity", "note")
-        console.print(f"  {sev:<7} [{getattr(f, 'check', '?')}] ", style=_SEVERITY_STYLE.get(sev, ""), end="", markup=False)
+        console.print(
+            f"  {sev:<7} [{getattr(f, 'check', '?')}] ", style=_SEVERITY_STYLE.get(sev, ""), end="", markup=False
+        )
         console.print(str(getattr(f, "message", "")), markup=False)
         fix = getattr(f, "fix", None)
         if fix:
@@ -131,11 +137,24 @@ def render_plan(plan: object, *, explain: bool = False) -> None:
     :param explain: also say where each value came from.
     """
     p = plan  # duck-typed to keep ui free of imports from lower layers
-    console.print(f"plan for {p.source}  ({p.kind}, {p.frontend} front end, profile {p.profile})", style="bold", markup=False)
-    rows = [("mode", p.mode), ("build type", p.build_type), ("jobs", p.jobs), ("CUDA", p.cuda),
-            ("arch list", p.arch_list), ("compiler cache", p.cache), ("install", p.install)]
+    console.print(
+        f"plan for {p.source}  ({p.kind}, {p.frontend} front end, profile {p.profile})", style="bold", markup=False
+    )
+    rows = [
+        ("mode", p.mode),
+        ("build type", p.build_type),
+        ("jobs", p.jobs),
+        ("CUDA", p.cuda),
+        ("arch list", p.arch_list),
+        ("compiler cache", p.cache),
+        ("install", p.install),
+    ]
     for label, s in rows:
-        value = ";".join(s.value) if isinstance(s.value, list) else ("on" if s.value is True else "off" if s.value is False else s.value)
+        value = (
+            ";".join(s.value)
+            if isinstance(s.value, list)
+            else ("on" if s.value is True else "off" if s.value is False else s.value)
+        )
         line = f"  {label:<15} {value}"
         if explain:
             line += f"    <- {s.source}"
@@ -151,24 +170,35 @@ def render_plan(plan: object, *, explain: bool = False) -> None:
     if workarounds:
         console.print("  workarounds:", markup=False)
         for w in workarounds:
-            what = ", ".join(f"{k}={v}" for k, v in w["settings"].items()) if w["kind"] == "setting" \
+            what = (
+                ", ".join(f"{k}={v}" for k, v in w["settings"].items())
+                if w["kind"] == "setting"
                 else f"{w['kind']} {w['patch'] or ', '.join(w['files'])}"
-            console.print(f"    {w['id']}: {what}" + (f"    <- {w['reason']} [{w['source']}]" if explain else ""),
-                          markup=False)
+            )
+            console.print(
+                f"    {w['id']}: {what}" + (f"    <- {w['reason']} [{w['source']}]" if explain else ""), markup=False
+            )
             if explain:
                 console.print(f"      why: {w['why']}", markup=False)
                 console.print(f"      undo: {w['undo']}", markup=False)
     sources = getattr(p, "sources", None) or {}
     if explain and sources.get("components"):
         comps = sources["components"]
-        console.print(f"  third-party components (PyTorch {sources.get('release')}"
-                      f"{', --system-libs' if sources.get('system_libs') else ''}):", markup=False)
+        console.print(
+            f"  third-party components (PyTorch {sources.get('release')}"
+            f"{', --system-libs' if sources.get('system_libs') else ''}):",
+            markup=False,
+        )
         for c in comps:
             console.print(f"    {c['path']:<32} {c['state']:<9} {c['provider'] or c['detail']}", markup=False)
         for feat, why in (sources.get("turned_off") or {}).items():
             console.print(f"    turned off: {feat}=0 <- {why}", markup=False)
     for d in p.reconfigure:
-        console.print(f"  reconfigure: {d.name} is {d.cached!r} in CMakeCache.txt, the plan says {d.planned!r}", style="yellow", markup=False)
+        console.print(
+            f"  reconfigure: {d.name} is {d.cached!r} in CMakeCache.txt, the plan says {d.planned!r}",
+            style="yellow",
+            markup=False,
+        )
     for w in p.warnings:
         console.print(f"  warning: {w}", style="yellow", markup=False)
     for n in p.notes:
@@ -189,5 +219,8 @@ def render_verify(report: object) -> None:
         console.print(f"  {mark} {c.id}: {c.message}", style=None if c.ok else style, markup=False)
         if not c.ok and c.fix:
             console.print(f"       fix: {c.fix}", markup=False)
-    console.print(f"{r.target}: " + ("all checks passed" if r.ok else f"{len(r.failed)} check(s) failed"),
-                  style="green" if r.ok else "red", markup=False)
+    console.print(
+        f"{r.target}: " + ("all checks passed" if r.ok else f"{len(r.failed)} check(s) failed"),
+        style="green" if r.ok else "red",
+        markup=False,
+    )

@@ -8,8 +8,14 @@ from torchbuild.actions.record import redact, write_record
 
 
 def test_records_are_new_files_and_hide_url_passwords(tmp_path):
-    data = {"plan": {"env": {"SCCACHE_REDIS_ENDPOINT": {"value": "redis://:s3cret@10.0.0.5:6379/0"},
-                             "OTHER": {"value": "redis://cache-host:6379/1"}}}}
+    data = {
+        "plan": {
+            "env": {
+                "SCCACHE_REDIS_ENDPOINT": {"value": "redis://:s3cret@10.0.0.5:6379/0"},
+                "OTHER": {"value": "redis://cache-host:6379/1"},
+            }
+        }
+    }
     p1 = write_record(tmp_path, "20260101-000000", data)
     p2 = write_record(tmp_path, "20260101-000000", data)
     assert p1 != p2 and p1.exists() and p2.exists()

@@ -20,11 +20,13 @@ def _cmake_project(root: Path, n: int = 4) -> Path:
     for i in range(n):
         (root / f"f{i}.cpp").write_text(f"int f{i}() {{ return {i}; }}\n")
         srcs.append(f"f{i}.cpp")
-    (root / "CMakeLists.txt").write_text(textwrap.dedent(f"""
+    (root / "CMakeLists.txt").write_text(
+        textwrap.dedent(f"""
         cmake_minimum_required(VERSION 3.18)
         project(p CXX)
-        add_library(p SHARED {' '.join(srcs)})
-    """))
+        add_library(p SHARED {" ".join(srcs)})
+    """)
+    )
     return root
 
 
@@ -33,8 +35,14 @@ def test_ninja_progress_phases_and_full_log(tmp_path):
     log_path, log = open_new_log(tmp_path / "logs", "b")
     tracker = ProgressTracker()
     env = dict(os.environ)
-    r1 = run_logged(["cmake", "-S", str(proj), "-B", str(proj / "build"), "-G", "Ninja"], cwd=proj, env=env, log=log,
-                    tracker=tracker, live=False)
+    r1 = run_logged(
+        ["cmake", "-S", str(proj), "-B", str(proj / "build"), "-G", "Ninja"],
+        cwd=proj,
+        env=env,
+        log=log,
+        tracker=tracker,
+        live=False,
+    )
     r2 = run_logged(["cmake", "--build", str(proj / "build")], cwd=proj, env=env, log=log, tracker=tracker, live=False)
     log.close()
     assert r1.returncode == 0 and r2.returncode == 0
@@ -64,12 +72,14 @@ def test_tracker_reads_setuptools_steps_and_ninja_restarts():
 def test_setuptools_compiles_count_up_to_the_known_total_with_an_eta_from_an_earlier_build():
     """Lines as setuptools echoes them without ninja (torch-scatter's log, pip -v indents them)."""
     t = ProgressTracker(sources_total=3, expected_seconds=30.0)
-    lines = [b"  building 'torch_scatter._scatter_cpu' extension",
-             b"  /t/.torchbuild/wrappers/g++ -Wsign-compare -DNDEBUG -g -fwrapv -O3 -Wall -fPIC -I/t/csrc "
-             b"-c csrc/scatter.cpp -o /t/build/temp/csrc/scatter.o -O3 -std=c++17",
-             b"  /t/.torchbuild/wrappers/g++ -I/t/csrc -c csrc/cpu/scatter_cpu.cpp -o /t/build/temp/scatter_cpu.o",
-             b"  /t/.torchbuild/wrappers/g++ -shared /t/build/temp/scatter.o -o /t/build/lib/_scatter_cpu.so",
-             b"  /usr/local/cuda/bin/nvcc -I/t/csrc -c csrc/cuda/scatter_cuda.cu -o /t/build/temp/scatter_cuda.o"]
+    lines = [
+        b"  building 'torch_scatter._scatter_cpu' extension",
+        b"  /t/.torchbuild/wrappers/g++ -Wsign-compare -DNDEBUG -g -fwrapv -O3 -Wall -fPIC -I/t/csrc "
+        b"-c csrc/scatter.cpp -o /t/build/temp/csrc/scatter.o -O3 -std=c++17",
+        b"  /t/.torchbuild/wrappers/g++ -I/t/csrc -c csrc/cpu/scatter_cpu.cpp -o /t/build/temp/scatter_cpu.o",
+        b"  /t/.torchbuild/wrappers/g++ -shared /t/build/temp/scatter.o -o /t/build/lib/_scatter_cpu.so",
+        b"  /usr/local/cuda/bin/nvcc -I/t/csrc -c csrc/cuda/scatter_cuda.cu -o /t/build/temp/scatter_cuda.o",
+    ]
     seen = []
     for line in lines:
         t.feed(line)
@@ -93,8 +103,13 @@ def test_logs_are_never_overwritten(tmp_path):
 
 def test_failure_exit_code_is_returned_and_logged(tmp_path):
     log_path, log = open_new_log(tmp_path, "f")
-    r = run_logged([sys.executable, "-c", "import sys; print('boom\\r\\nx'); sys.exit(3)"], cwd=tmp_path,
-                   env=dict(os.environ), log=log, live=False)
+    r = run_logged(
+        [sys.executable, "-c", "import sys; print('boom\\r\\nx'); sys.exit(3)"],
+        cwd=tmp_path,
+        env=dict(os.environ),
+        log=log,
+        live=False,
+    )
     log.close()
     assert r.returncode == 3 and b"boom" in log_path.read_bytes()
 
@@ -104,7 +119,8 @@ def test_ctrl_c_stops_the_whole_process_group(tmp_path):
     leave none of them running."""
     pidfile = tmp_path / "pids"
     driver = tmp_path / "driver.py"
-    driver.write_text(textwrap.dedent(f"""
+    driver.write_text(
+        textwrap.dedent(f"""
         import os, sys
         from pathlib import Path
         from torchbuild.actions.runner import open_new_log, run_logged
@@ -116,7 +132,8 @@ def test_ctrl_c_stops_the_whole_process_group(tmp_path):
         except InterruptedBuildError as exc:
             print("INTERRUPTED", exc.exit_code, flush=True)
             sys.exit(exc.exit_code)
-    """))
+    """)
+    )
     proc = subprocess.Popen([sys.executable, str(driver)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 30
     while time.time() < deadline and not (pidfile.exists() and len(pidfile.read_text().split()) == 2):
@@ -160,14 +177,18 @@ def test_plain_progress_shows_setuptools_compiles_rising_to_the_total(tmp_path, 
     import re
     import sys
 
-    script = ("import time\nprint(\"building 'pkg._C' extension\", flush=True)\n"
-              "for i in range(3):\n"
-              "    print(f'/t/.torchbuild/wrappers/g++ -fPIC -c csrc/s{i}.cpp -o /t/b/s{i}.o', flush=True)\n"
-              "    time.sleep(1.2)\n"
-              "print('/t/.torchbuild/wrappers/g++ -shared /t/b/s0.o -o /t/b/_C.so', flush=True)\n")
+    script = (
+        "import time\nprint(\"building 'pkg._C' extension\", flush=True)\n"
+        "for i in range(3):\n"
+        "    print(f'/t/.torchbuild/wrappers/g++ -fPIC -c csrc/s{i}.cpp -o /t/b/s{i}.o', flush=True)\n"
+        "    time.sleep(1.2)\n"
+        "print('/t/.torchbuild/wrappers/g++ -shared /t/b/s0.o -o /t/b/_C.so', flush=True)\n"
+    )
     _, log = open_new_log(tmp_path, "p")
     tracker = ProgressTracker(sources_total=3)
-    r = run_logged([sys.executable, "-c", script], cwd=tmp_path, env=dict(os.environ), log=log, tracker=tracker, live=False)
+    r = run_logged(
+        [sys.executable, "-c", script], cwd=tmp_path, env=dict(os.environ), log=log, tracker=tracker, live=False
+    )
     log.close()
     assert r.returncode == 0
     seen = [(int(n), int(m)) for n, m in re.findall(r"\[python extensions\] \[(\d+)/(\d+)\]", capfd.readouterr().err)]

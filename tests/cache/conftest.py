@@ -72,8 +72,15 @@ def make_cache_env(base: Path, name: str = "c") -> CacheEnv:
     env = CacheEnv(os.environ)
     for k in [k for k in env if k.startswith(("SCCACHE_", "CCACHE_", "DISTCC_"))]:
         del env[k]
-    env.update({"CCACHE_DIR": str(base / f"{name}-ccache"), "SCCACHE_DIR": str(base / f"{name}-sccache"),
-                "SCCACHE_SERVER_PORT": str(free_port()), "SCCACHE_IDLE_TIMEOUT": "600", "PYTHONPATH": ""})
+    env.update(
+        {
+            "CCACHE_DIR": str(base / f"{name}-ccache"),
+            "SCCACHE_DIR": str(base / f"{name}-sccache"),
+            "SCCACHE_SERVER_PORT": str(free_port()),
+            "SCCACHE_IDLE_TIMEOUT": "600",
+            "PYTHONPATH": "",
+        }
+    )
     return env
 
 
@@ -91,9 +98,24 @@ class RedisServer:
     def __init__(self, exe: str, folder: Path, password: str | None = None) -> None:
         self.port = free_port()
         auth = ["--requirepass", password] if password else []
-        self.proc = subprocess.Popen([exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-                                      "no", "--dir", str(folder), *auth], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [
+                exe,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(folder),
+                *auth,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         if not wait_port(self.port):
             self.stop()
             raise AssertionError("redis-server did not start")
@@ -141,9 +163,26 @@ class Distccd:
         # --no-detach --daemon: standalone server in the foreground, so the fixture holds
         # its process; --log-stderr: logs to the file we opened (distccd drops root).
         self.proc = subprocess.Popen(
-            [exe, "--no-detach", "--daemon", "--allow", "127.0.0.1", "--listen", "127.0.0.1", "--port", str(self.port),
-             "--jobs", str(jobs), "--log-stderr", "--log-level", "info"],
-            stdout=subprocess.DEVNULL, stderr=self._fh, start_new_session=True)
+            [
+                exe,
+                "--no-detach",
+                "--daemon",
+                "--allow",
+                "127.0.0.1",
+                "--listen",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--jobs",
+                str(jobs),
+                "--log-stderr",
+                "--log-level",
+                "info",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=self._fh,
+            start_new_session=True,
+        )
         assert wait_port(self.port), "distccd did not start"
 
     def compiles(self) -> int:
@@ -183,8 +222,17 @@ class SccacheDist:
     def __init__(self, exe: str, cli, base: Path) -> None:
         self.scheduler_port, self.server_port = free_port(), free_port()
         cfg = base / "dist-config"
-        r = cli("cache", "config", "--dist", "--scheduler", f"127.0.0.1:{self.scheduler_port}", "--server",
-                f"127.0.0.1:{self.server_port}", "--out", str(cfg))
+        r = cli(
+            "cache",
+            "config",
+            "--dist",
+            "--scheduler",
+            f"127.0.0.1:{self.scheduler_port}",
+            "--server",
+            f"127.0.0.1:{self.server_port}",
+            "--out",
+            str(cfg),
+        )
         assert r.returncode == 0, r.stderr
         server_conf = cfg / "server.conf"
         text = server_conf.read_text()
@@ -198,8 +246,9 @@ class SccacheDist:
         self.procs = {}
         for role, conf in (("scheduler", cfg / "scheduler.conf"), ("server", server_conf)):
             fh = open(self.logs[role], "wb")
-            self.procs[role] = subprocess.Popen([exe, role, "--config", str(conf)], stdout=fh, stderr=subprocess.STDOUT,
-                                                env=env, start_new_session=True)
+            self.procs[role] = subprocess.Popen(
+                [exe, role, "--config", str(conf)], stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True
+            )
             fh.close()
             port = self.scheduler_port if role == "scheduler" else self.server_port
             assert wait_port(port), f"sccache-dist {role} did not start: {self.logs[role].read_text()[-2000:]}"

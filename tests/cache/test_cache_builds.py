@@ -41,17 +41,43 @@ def record_of(r) -> dict:
 
 def mt_build(cli, tree: Path, venv: Path, env: dict, *extra: str):
     # --force: doctor wants CMake >= 3.27 for a 2.13 tree; minitorch itself needs 3.18
-    return cli("build", str(tree), "--python", str(venv), "--no-cuda", "--force", "--json", *extra, env=env, timeout=900)
+    return cli(
+        "build", str(tree), "--python", str(venv), "--no-cuda", "--force", "--json", *extra, env=env, timeout=900
+    )
 
 
-def build_stopping_midway(tree: Path, venv: Path, env: dict, extra: list[str], wait: Callable[[subprocess.Popen], None],
-                          stop: Callable[[], None], what: str) -> tuple[dict, str]:
+def build_stopping_midway(
+    tree: Path,
+    venv: Path,
+    env: dict,
+    extra: list[str],
+    wait: Callable[[subprocess.Popen], None],
+    stop: Callable[[], None],
+    what: str,
+) -> tuple[dict, str]:
     """Run ``torchbuild build TREE --json EXTRA`` in the background; once ``wait(proc)``
     returns, check the build still runs, call ``stop()`` (a server going away mid-build)
     and let the build finish.  Returns (the ``--json`` result, stderr); the build must
     succeed.  ``what`` names the stopped thing in the assertion message."""
-    proc = subprocess.Popen([sys.executable, "-m", "torchbuild", "build", str(tree), "--python", str(venv), "--no-cuda",
-                             "--force", "--json", *extra], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "torchbuild",
+            "build",
+            str(tree),
+            "--python",
+            str(venv),
+            "--no-cuda",
+            "--force",
+            "--json",
+            *extra,
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait(proc)
         assert proc.poll() is None, f"the build finished before {what} could be stopped"
@@ -75,7 +101,9 @@ def _wait_for_compiles(tree: Path, n: int, proc: subprocess.Popen, timeout: floa
         time.sleep(0.05)
 
 
-def test_minitorch_clean_rebuild_with_warm_ccache_is_all_hits_and_a_changed_flag_misses(tmp_path, mt_venv, cli, ccache_exe):
+def test_minitorch_clean_rebuild_with_warm_ccache_is_all_hits_and_a_changed_flag_misses(
+    tmp_path, mt_venv, cli, ccache_exe
+):
     env = make_cache_env(tmp_path)
     tree = make_minitorch(tmp_path / "pytorch")
     cold = record_of(mt_build(cli, tree, mt_venv, env, "--cache", "ccache"))["compile_cache"]
@@ -101,8 +129,12 @@ def test_two_checkouts_share_one_sccache_through_redis(tmp_path, mt_venv, cli, s
     a = make_minitorch(tmp_path / "alice" / "pytorch")
     b = tmp_path / "bob" / "pytorch"
     b.parent.mkdir()
-    subprocess.run(["git", "-c", "protocol.file.allow=always", "clone", "-q", "--recurse-submodules", str(a), str(b)],
-                   check=True, timeout=120, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "protocol.file.allow=always", "clone", "-q", "--recurse-submodules", str(a), str(b)],
+        check=True,
+        timeout=120,
+        capture_output=True,
+    )
     url = redis_server.url(1)
     # two sccache servers with their own local folders: the only thing they share is Redis
     env_a, env_b = make_cache_env(tmp_path, "alice"), make_cache_env(tmp_path, "bob")
@@ -110,12 +142,14 @@ def test_two_checkouts_share_one_sccache_through_redis(tmp_path, mt_venv, cli, s
         # USE_OPENMP=0: CMake >= 3.24 runs FindOpenMP's configure checks in random
         # CMakeScratch/TryCompile-XXXXXX folders, which sccache 0.16 cannot strip from its
         # key, so they can never hit (docs/cache.md); the tree's own compiles all can.
-        first = record_of(mt_build(cli, a, mt_venv, env_a, "--cache", "sccache", "--cache-url", url,
-                                   "--set", "USE_OPENMP=0"))["compile_cache"]
+        first = record_of(
+            mt_build(cli, a, mt_venv, env_a, "--cache", "sccache", "--cache-url", url, "--set", "USE_OPENMP=0")
+        )["compile_cache"]
         assert first["backend"] == "redis" and first["location"].startswith("redis")
         assert first["misses"] > 0 and first["errors"] == 0
-        second = record_of(mt_build(cli, b, mt_venv, env_b, "--cache", "sccache", "--cache-url", url,
-                                    "--set", "USE_OPENMP=0"))["compile_cache"]
+        second = record_of(
+            mt_build(cli, b, mt_venv, env_b, "--cache", "sccache", "--cache-url", url, "--set", "USE_OPENMP=0")
+        )["compile_cache"]
         assert second["location"].startswith("redis")
         assert second["misses"] == 0 and second["hits"] == first["misses"] + first["hits"], second
         assert not Path(env_b["SCCACHE_DIR"]).exists() or not any(Path(env_b["SCCACHE_DIR"]).rglob("*.o*"))
@@ -124,8 +158,9 @@ def test_two_checkouts_share_one_sccache_through_redis(tmp_path, mt_venv, cli, s
         env_b.stop()
 
 
-def test_shared_sccache_that_stops_mid_build_is_replaced_by_the_local_cache(tmp_path, mt_venv, cli, sccache_exe,
-                                                                            redis_server):
+def test_shared_sccache_that_stops_mid_build_is_replaced_by_the_local_cache(
+    tmp_path, mt_venv, cli, sccache_exe, redis_server
+):
     """Redis stops after the build's first compiles.  sccache 0.16 would then wait 30 s
     for each later compile's read and 30 s for its write (measured: the test tree took
     338 s instead of 8 s; the 60 s read timeout is hard-coded, mozilla/sccache#2820).
@@ -135,9 +170,15 @@ def test_shared_sccache_that_stops_mid_build_is_replaced_by_the_local_cache(tmp_
     env = make_cache_env(tmp_path)
     tree = make_minitorch(tmp_path / "pytorch")
     try:
-        res, err = build_stopping_midway(tree, mt_venv, env, ["--cache", "sccache", "--cache-url", redis_server.url(2),
-                                                               "--set", "USE_OPENMP=0"],
-                                         lambda proc: _wait_for_compiles(tree, 2, proc), redis_server.stop, "Redis")
+        res, err = build_stopping_midway(
+            tree,
+            mt_venv,
+            env,
+            ["--cache", "sccache", "--cache-url", redis_server.url(2), "--set", "USE_OPENMP=0"],
+            lambda proc: _wait_for_compiles(tree, 2, proc),
+            redis_server.stop,
+            "Redis",
+        )
     finally:
         env.stop()
     cc = json.loads(Path(res["record"]).read_text())["compile_cache"]
@@ -175,14 +216,16 @@ def test_distcc_build_completes_and_survives_the_daemon_stopping_mid_build(tmp_p
         distccd.stop()
         stopped.append(distccd.compiles())
 
-    res, _ = build_stopping_midway(tree, mt_venv, env, ["--cache", "none", "--distribute", "distcc", "--hosts", hosts],
-                                   wait, stop, "the daemon")
+    res, _ = build_stopping_midway(
+        tree, mt_venv, env, ["--cache", "none", "--distribute", "distcc", "--hosts", hosts], wait, stop, "the daemon"
+    )
     assert stopped[0] - before < remote  # the rest of the build compiled here, after the daemon stopped
     assert res["status"] == "ok"
 
 
-def test_sccache_dist_compiles_remotely_and_falls_back_when_the_server_stops(tmp_path, mt_venv, cli, sccache_exe,
-                                                                           sccache_dist):
+def test_sccache_dist_compiles_remotely_and_falls_back_when_the_server_stops(
+    tmp_path, mt_venv, cli, sccache_exe, sccache_dist
+):
     env = make_cache_env(tmp_path)
     env["SCCACHE_CONF"] = str(sccache_dist.client_conf)
     tree = make_minitorch(tmp_path / "pytorch")
@@ -207,15 +250,24 @@ def test_sccache_dist_compiles_remotely_and_falls_back_when_the_server_stops(tmp
         _wait_for_compiles(tree, 1, proc)  # the build's own sccache server runs: ask it
         end = time.monotonic() + 300
         while proc.poll() is None and time.monotonic() < end:
-            stats = subprocess.run([sccache_exe, "--show-stats", "--stats-format=json"], env=env2, capture_output=True,
-                                   text=True, timeout=60)
-            done = sum(json.loads(stats.stdout)["stats"].get("dist_compiles", {}).values()) if stats.returncode == 0 else 0
+            stats = subprocess.run(
+                [sccache_exe, "--show-stats", "--stats-format=json"],
+                env=env2,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            done = (
+                sum(json.loads(stats.stdout)["stats"].get("dist_compiles", {}).values()) if stats.returncode == 0 else 0
+            )
             if done >= 2:
                 return
             time.sleep(0.05)
 
     try:
-        res, _ = build_stopping_midway(tree, mt_venv, env2, list(dist), wait, sccache_dist.stop_server, "the build server")
+        res, _ = build_stopping_midway(
+            tree, mt_venv, env2, list(dist), wait, sccache_dist.stop_server, "the build server"
+        )
     finally:
         env2.stop()
     second = json.loads(Path(res["record"]).read_text())["compile_cache"]
@@ -235,8 +287,18 @@ def test_torch_scatter_second_clean_build_is_all_sccache_hits(scatter_build, cli
     assert build_base.is_dir()
     for d in [build_base, tree / "build", *tree.glob("*.egg-info")]:
         shutil.rmtree(d, ignore_errors=True)
-    r2 = cli("build", "torch-scatter==2.1.2", "--python", str(scatter_build.python), "--wheel-dir", str(tmp_path / "w"),
-             "--json", env=scatter_build.env, timeout=1500, clean_cache_env=True)
+    r2 = cli(
+        "build",
+        "torch-scatter==2.1.2",
+        "--python",
+        str(scatter_build.python),
+        "--wheel-dir",
+        str(tmp_path / "w"),
+        "--json",
+        env=scatter_build.env,
+        timeout=1500,
+        clean_cache_env=True,
+    )
     assert r2.returncode == 0, r2.stderr[-4000:]
     warm = record_of(r2)["compile_cache"]
     assert warm["misses"] == 0 and warm["hits"] == cold["hits"] + cold["misses"], warm

@@ -25,8 +25,13 @@ SRC = "int scale(int x) {\n#ifdef TB_DOUBLE\n  return 2 * x;\n#else\n  return x;
 
 
 def compile_with(tool_exe: str, compiler: str, src: Path, obj: Path, env: dict, *flags: str) -> bytes:
-    proc = subprocess.run([tool_exe, compiler, "-O2", *flags, "-c", str(src), "-o", str(obj)], env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [tool_exe, compiler, "-O2", *flags, "-c", str(src), "-o", str(obj)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     return obj.read_bytes()
 
@@ -53,7 +58,11 @@ def test_same_compile_hits_and_changed_flag_define_or_compiler_misses(tool, tmp_
     assert again == base
 
     results = {}
-    for label, compiler, flags in [("define", gcc, ("-DTB_DOUBLE=1",)), ("flag", gcc, ("-O0",)), ("compiler", str(other), ())]:
+    for label, compiler, flags in [
+        ("define", gcc, ("-DTB_DOUBLE=1",)),
+        ("flag", gcc, ("-O0",)),
+        ("compiler", str(other), ()),
+    ]:
         s0 = cc.read_stats(tool, exe, cache_env)
         results[label] = compile_with(exe, compiler, src, tmp_path / f"{label}.o", cache_env, *flags)
         delta = cc.read_stats(tool, exe, cache_env).minus(s0)
@@ -83,21 +92,32 @@ def test_ccache_stats_parse_real_output(cache_env, ccache_exe, tmp_path):
 def test_compiler_wrappers_pass_torch_abi_check_and_hit_the_cache(tmp_path, cache_env, ccache_exe):
     """The setuptools-extension wrappers: torch's compiler check accepts them (no ABI
     warning), and a compile through them is cached (second one is a hit)."""
-    part = cache_settings(tool="ccache", tool_source="--cache", tools={"ccache": Tool(ccache_exe, "4")}, kind="extension",
-                          mode="wheel", cuda=False, jobs=2, jobs_from_user=False,
-                          cc=Compiler("gcc", "/usr/bin/gcc", "12"), cxx=Compiler("gcc", "/usr/bin/g++", "12"))
+    part = cache_settings(
+        tool="ccache",
+        tool_source="--cache",
+        tools={"ccache": Tool(ccache_exe, "4")},
+        kind="extension",
+        mode="wheel",
+        cuda=False,
+        jobs=2,
+        jobs_from_user=False,
+        cc=Compiler("gcc", "/usr/bin/gcc", "12"),
+        cxx=Compiler("gcc", "/usr/bin/g++", "12"),
+    )
     tree = tmp_path / "tree"
     cc.write_wrappers(tree, part.setup)
     cxx = part.env["CXX"][0].replace("{tree}", str(tree))
     assert Path(cxx).name == "g++" and part.env["TORCH_NO_COMPILER_WRAPPER"][0] == "1"
-    code = ("import logging, sys, warnings\n"
-            "from torch.utils import cpp_extension as c\n"
-            "logging.basicConfig(level=logging.WARNING)\n"
-            "ok = c.check_compiler_ok_for_platform(sys.argv[1])\n"
-            "with warnings.catch_warnings(record=True) as w:\n"
-            "    warnings.simplefilter('always')\n"
-            "    abi_ok, ver = c.get_compiler_abi_compatibility_and_version(sys.argv[1])\n"
-            "print(ok, abi_ok, str(ver))\n")
+    code = (
+        "import logging, sys, warnings\n"
+        "from torch.utils import cpp_extension as c\n"
+        "logging.basicConfig(level=logging.WARNING)\n"
+        "ok = c.check_compiler_ok_for_platform(sys.argv[1])\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    abi_ok, ver = c.get_compiler_abi_compatibility_and_version(sys.argv[1])\n"
+        "print(ok, abi_ok, str(ver))\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code, cxx], env=cache_env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split()[:2] == ["True", "True"], proc.stdout + proc.stderr
@@ -113,15 +133,29 @@ def test_compiler_wrappers_pass_torch_abi_check_and_hit_the_cache(tmp_path, cach
 def test_nvcc_wrapped_cuda_home_caches_cuda_compiles(tmp_path, cache_env, ccache_exe):
     """CUDA_HOME of symlinks with bin/nvcc wrapped: torch's cpp_extension runs
     CUDA_HOME/bin/nvcc, so CUDA compiles are cached; the host compiler runs bare inside."""
-    nvcc = subprocess.run(["sh", "-c", "command -v nvcc || ls /usr/local/cuda/bin/nvcc"], capture_output=True,
-                          text=True).stdout.strip().splitlines()
+    nvcc = (
+        subprocess.run(["sh", "-c", "command -v nvcc || ls /usr/local/cuda/bin/nvcc"], capture_output=True, text=True)
+        .stdout.strip()
+        .splitlines()
+    )
     if not nvcc:
         pytest.skip("no nvcc on this machine")
     real = Path(nvcc[0]).resolve()
     home = real.parent.parent
-    part = cache_settings(tool="ccache", tool_source="--cache", tools={"ccache": Tool(ccache_exe, "4")}, kind="extension",
-                          mode="wheel", cuda=True, jobs=2, jobs_from_user=False, cuda_home=str(home), nvcc=str(real),
-                          cc=Compiler("gcc", "/usr/bin/gcc", "12"), cxx=Compiler("gcc", "/usr/bin/g++", "12"))
+    part = cache_settings(
+        tool="ccache",
+        tool_source="--cache",
+        tools={"ccache": Tool(ccache_exe, "4")},
+        kind="extension",
+        mode="wheel",
+        cuda=True,
+        jobs=2,
+        jobs_from_user=False,
+        cuda_home=str(home),
+        nvcc=str(real),
+        cc=Compiler("gcc", "/usr/bin/gcc", "12"),
+        cxx=Compiler("gcc", "/usr/bin/g++", "12"),
+    )
     tree = tmp_path / "tree"
     cc.write_wrappers(tree, part.setup)
     wrapped = Path(part.env["CUDA_HOME"][0].replace("{tree}", str(tree)))
@@ -130,8 +164,13 @@ def test_nvcc_wrapped_cuda_home_caches_cuda_compiles(tmp_path, cache_env, ccache
     src.write_text("__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n")
     gcc_wrapper = part.env["CC"][0].replace("{tree}", str(tree))
     for i in range(2):
-        proc = subprocess.run([str(wrapped / "bin" / "nvcc"), "-ccbin", gcc_wrapper, "-c", str(src), "-o",
-                               str(tmp_path / f"k{i}.o")], env=cache_env, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [str(wrapped / "bin" / "nvcc"), "-ccbin", gcc_wrapper, "-c", str(src), "-o", str(tmp_path / f"k{i}.o")],
+            env=cache_env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert proc.returncode == 0, proc.stderr
     s = cc.read_stats("ccache", ccache_exe, cache_env)
     assert (s.hits, s.misses) == (1, 1), s  # the inner host-compiler calls were not cached twice
@@ -139,9 +178,17 @@ def test_nvcc_wrapped_cuda_home_caches_cuda_compiles(tmp_path, cache_env, ccache
 
 def test_unreachable_redis_falls_back_to_local_with_a_warning(tmp_path, cache_env, sccache_exe):
     port = free_port()  # nothing listens there
-    part = cache_settings(tool="sccache", tool_source="--cache", tools={"sccache": Tool(sccache_exe, "0.16")},
-                          kind="pytorch", mode="develop", cuda=False, jobs=2, jobs_from_user=False,
-                          cache_url=f"redis://127.0.0.1:{port}/3")
+    part = cache_settings(
+        tool="sccache",
+        tool_source="--cache",
+        tools={"sccache": Tool(sccache_exe, "0.16")},
+        kind="pytorch",
+        mode="develop",
+        cuda=False,
+        jobs=2,
+        jobs_from_user=False,
+        cache_url=f"redis://127.0.0.1:{port}/3",
+    )
     env = dict(cache_env)
     env.update({k: v.replace("{tree}", str(tmp_path)) for k, (v, _) in part.env.items()})
     assert env["SCCACHE_REDIS_ENDPOINT"] == f"redis://127.0.0.1:{port}" and env["SCCACHE_REDIS_DB"] == "3"
@@ -162,14 +209,23 @@ def _session_env(part, cache_env, tree: Path) -> dict:
     return env
 
 
-def test_redis_that_refuses_sccache_falls_back_to_local_with_a_warning(tmp_path, cache_env, sccache_exe,
-                                                                      redis_with_password, capsys):
+def test_redis_that_refuses_sccache_falls_back_to_local_with_a_warning(
+    tmp_path, cache_env, sccache_exe, redis_with_password, capsys
+):
     """A Redis that answers TCP but wants a password the URL lacks: the sccache server
     does not start with it (every compile through it would fail: "Timed out waiting for
     server startup", sccache 0.16), so the session starts it on the local cache and warns."""
-    part = cache_settings(tool="sccache", tool_source="--cache", tools={"sccache": Tool(sccache_exe, "0.16")},
-                          kind="pytorch", mode="develop", cuda=False, jobs=2, jobs_from_user=False,
-                          cache_url=redis_with_password.url(0))
+    part = cache_settings(
+        tool="sccache",
+        tool_source="--cache",
+        tools={"sccache": Tool(sccache_exe, "0.16")},
+        kind="pytorch",
+        mode="develop",
+        cuda=False,
+        jobs=2,
+        jobs_from_user=False,
+        cache_url=redis_with_password.url(0),
+    )
     env = _session_env(part, cache_env, tmp_path)
     session = cc.start_session(part.setup, env, tmp_path)
     assert session is not None and session.backend.startswith("local (fallback: the sccache server refused")
@@ -188,8 +244,16 @@ def test_sccache_that_cannot_start_stops_the_build_before_it_compiles(tmp_path, 
     every compile; the session says so before anything is built, with the fix."""
     bad = tmp_path / "bad.toml"
     bad.write_text("this is [not toml\n")
-    part = cache_settings(tool="sccache", tool_source="--cache", tools={"sccache": Tool(sccache_exe, "0.16")},
-                          kind="pytorch", mode="develop", cuda=False, jobs=2, jobs_from_user=False)
+    part = cache_settings(
+        tool="sccache",
+        tool_source="--cache",
+        tools={"sccache": Tool(sccache_exe, "0.16")},
+        kind="pytorch",
+        mode="develop",
+        cuda=False,
+        jobs=2,
+        jobs_from_user=False,
+    )
     env = _session_env(part, cache_env, tmp_path)
     env["SCCACHE_CONF"] = str(bad)
     with pytest.raises(cc.CacheToolError) as err:
@@ -197,13 +261,22 @@ def test_sccache_that_cannot_start_stops_the_build_before_it_compiles(tmp_path, 
     assert "did not start" in err.value.message and "--cache ccache" in err.value.fix
 
 
-def test_ccache_with_a_refusing_redis_compiles_and_the_session_warns(tmp_path, cache_env, ccache_exe,
-                                                                     redis_with_password, capsys):
+def test_ccache_with_a_refusing_redis_compiles_and_the_session_warns(
+    tmp_path, cache_env, ccache_exe, redis_with_password, capsys
+):
     """ccache never fails a compile for its remote storage (it counts
     ``remote_storage_error``); the session's end names the failing shared cache."""
-    part = cache_settings(tool="ccache", tool_source="--cache", tools={"ccache": Tool(ccache_exe, "4.7")},
-                          kind="pytorch", mode="develop", cuda=False, jobs=2, jobs_from_user=False,
-                          cache_url=redis_with_password.url(0))
+    part = cache_settings(
+        tool="ccache",
+        tool_source="--cache",
+        tools={"ccache": Tool(ccache_exe, "4.7")},
+        kind="pytorch",
+        mode="develop",
+        cuda=False,
+        jobs=2,
+        jobs_from_user=False,
+        cache_url=redis_with_password.url(0),
+    )
     env = _session_env(part, cache_env, tmp_path)
     assert env["CCACHE_REMOTE_STORAGE"].startswith("redis://127.0.0.1:")
     session = cc.start_session(part.setup, env, tmp_path)
@@ -236,7 +309,9 @@ def test_cli_config_dist_writes_valid_sccache_dist_files(tmp_path, cli):
     import tomllib
 
     out = tmp_path / "dist"
-    r = cli("cache", "config", "--dist", "--scheduler", "10.1.2.3:10600", "--server", "10.1.2.4:10501", "--out", str(out))
+    r = cli(
+        "cache", "config", "--dist", "--scheduler", "10.1.2.3:10600", "--server", "10.1.2.4:10501", "--out", str(out)
+    )
     assert r.returncode == 0, r.stderr
     sched = tomllib.loads((out / "scheduler.conf").read_text())
     server = tomllib.loads((out / "server.conf").read_text())
@@ -270,15 +345,21 @@ def test_parse_cache_url_and_hosts():
             parse_cache_url(bad)
     hosts = parse_distcc_hosts("build1/8 10.0.0.5:3700/16,lzo localhost")
     assert [(h.host, h.port, h.slots, h.local) for h in hosts] == [
-        ("build1", None, 8, False), ("10.0.0.5", 3700, 16, False), ("localhost", None, 2, True)]
+        ("build1", None, 8, False),
+        ("10.0.0.5", 3700, 16, False),
+        ("localhost", None, 2, True),
+    ]
     assert [h.host for h in parse_distcc_hosts("a/2,b/3")] == ["a", "b"]
     with pytest.raises(UsageError):
         parse_distcc_hosts("@sshhost/4")
 
 
 def test_distcc_plan_raises_jobs_and_conflicts():
-    tools = {"ccache": Tool("/usr/bin/ccache", "4.7"), "distcc": Tool("/usr/bin/distcc", "3.4"),
-             "sccache": Tool("/x/sccache", "0.16")}
+    tools = {
+        "ccache": Tool("/usr/bin/ccache", "4.7"),
+        "distcc": Tool("/usr/bin/distcc", "3.4"),
+        "sccache": Tool("/x/sccache", "0.16"),
+    }
     common = dict(tools=tools, kind="pytorch", mode="develop", cuda=True, jobs=2, distribute="distcc")
     part = cache_settings(tool="ccache", tool_source="--cache", jobs_from_user=False, hosts="h1/8 h2:4000/4", **common)
     assert part.jobs == (14, "2 local + 12 distcc slots (--hosts)")
@@ -292,5 +373,14 @@ def test_distcc_plan_raises_jobs_and_conflicts():
     with pytest.raises(UsageError):
         cache_settings(tool="ccache", tool_source="--cache", jobs_from_user=False, hosts=None, **common)
     with pytest.raises(ConflictingOptionsError):
-        cache_settings(tool="none", tool_source="--cache", tools=tools, kind="pytorch", mode="develop", cuda=False, jobs=2,
-                       jobs_from_user=False, cache_url="redis://h:1/0")
+        cache_settings(
+            tool="none",
+            tool_source="--cache",
+            tools=tools,
+            kind="pytorch",
+            mode="develop",
+            cuda=False,
+            jobs=2,
+            jobs_from_user=False,
+            cache_url="redis://h:1/0",
+        )

@@ -31,10 +31,10 @@ setup(name="tb_copy_ext", version="0.1", packages=["tb_copy_ext"],
 """
 SOURCES = {
     "a.cpp": '#include <Python.h>\nextern "C" PyObject* PyInit__C(void) {\n'
-             '  static PyModuleDef d = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};\n'
-             '  return PyModule_Create(&d);\n}\n',
+    '  static PyModuleDef d = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};\n'
+    "  return PyModule_Create(&d);\n}\n",
     "b.cpp": '#include <string>\nstd::string tb_where() { return std::string(__FILE__) + ":b"; }\n',
-    "c.cpp": '#include <vector>\nint tb_sum(const std::vector<int>& v) { int s = 0; for (int x : v) s += x; return s; }\n',
+    "c.cpp": "#include <vector>\nint tb_sum(const std::vector<int>& v) { int s = 0; for (int x : v) s += x; return s; }\n",
 }
 
 
@@ -59,8 +59,23 @@ def two_copies(request, tmp_path_factory, cli, ext_venv):
     try:
         for where in ("one/work/src", "two/elsewhere/tb_copy_ext-0.1"):
             tree = write_tree(base / where)
-            r = cli("build", str(tree), "--python", str(ext_venv), "--cache", tool, "--mode", "wheel",
-                    "--no-install", "--jobs", "2", "--json", env=dict(env), clean_cache_env=True, timeout=1500)
+            r = cli(
+                "build",
+                str(tree),
+                "--python",
+                str(ext_venv),
+                "--cache",
+                tool,
+                "--mode",
+                "wheel",
+                "--no-install",
+                "--jobs",
+                "2",
+                "--json",
+                env=dict(env),
+                clean_cache_env=True,
+                timeout=1500,
+            )
             assert r.returncode == 0, r.stderr[-5000:]
             runs.append((r, json.loads(Path(r.json["record"]).read_text())))
         yield tool, runs
@@ -106,8 +121,23 @@ def test_a_rebuild_of_the_same_plan_takes_its_total_and_eta_from_the_record(two_
 
     shutil.rmtree(build_base)  # a clean rebuild: every source compiles again (from the cache)
     env = make_cache_env(tmp_path)
-    r = cli("build", str(tree), "--python", str(ext_venv), "--cache", tool, "--mode", "wheel", "--no-install",
-            "--jobs", "2", "--json", env=dict(env), clean_cache_env=True, timeout=1500)
+    r = cli(
+        "build",
+        str(tree),
+        "--python",
+        str(ext_venv),
+        "--cache",
+        tool,
+        "--mode",
+        "wheel",
+        "--no-install",
+        "--jobs",
+        "2",
+        "--json",
+        env=dict(env),
+        clean_cache_env=True,
+        timeout=1500,
+    )
     assert r.returncode == 0, r.stderr[-5000:]
     rec = json.loads(Path(r.json["record"]).read_text())
     assert rec["progress"]["sources_from"] == "record" and rec["progress"]["sources"] == 3

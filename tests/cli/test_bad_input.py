@@ -20,7 +20,8 @@ def _ext_tree(root: Path) -> Path:
         "import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CppExtension\n"
         "WITH = os.getenv('FORCE_CUDA', '0')\n"
         "setup(name='tiny_ext', version='0.1', ext_modules=[CppExtension('tiny_ext._C', ['tiny.cpp'])],\n"
-        "      cmdclass={'build_ext': BuildExtension})\n")
+        "      cmdclass={'build_ext': BuildExtension})\n"
+    )
     (root / "tiny.cpp").write_text("#include <torch/extension.h>\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}\n")
     return root
 

@@ -12,7 +12,8 @@ def test_profile_from_pyproject_tool_table(cli, tmp_path):
     tree = _ext_tree(tmp_path / "ext")
     (tree / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools"]\n\n'
-        '[tool.torchbuild.profile.ci]\ninherits = "release"\njobs = 1\nset = { FORCE_CUDA = "0" }\n')
+        '[tool.torchbuild.profile.ci]\ninherits = "release"\njobs = 1\nset = { FORCE_CUDA = "0" }\n'
+    )
     r = cli("plan", str(tree), "--profile", "ci", "--json")
     assert r.returncode == 0, r.stderr
     plan = r.json
@@ -38,7 +39,9 @@ def test_export_sh_runs_and_output_file_is_never_overwritten(cli, tmp_path):
     assert "export MAX_JOBS=3" in text and "pip wheel . -v --no-build-isolation" in text
     # the exported environment is what a shell really gets (syntax check + evaluation of the exports)
     exports = "\n".join(l for l in text.splitlines() if l.startswith("export "))
-    shown = subprocess.run(["sh", "-c", exports + "\nprintf %s \"$MAX_JOBS\""], capture_output=True, text=True, check=True)
+    shown = subprocess.run(
+        ["sh", "-c", exports + '\nprintf %s "$MAX_JOBS"'], capture_output=True, text=True, check=True
+    )
     assert shown.stdout == "3"
     assert subprocess.run(["sh", "-n", str(out)]).returncode == 0
     before = out.read_bytes()

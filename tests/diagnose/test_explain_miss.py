@@ -45,12 +45,24 @@ def test_the_draft_filled_in_is_one_data_file_edit_that_names_the_cause():
     d = _diag(UNKNOWN_LOG)
     assert d.root.cause_id == "unknown"
     draft = explain_miss(d).draft
-    filled = (draft.replace('"<short-name>"', '"test-narrowing"')
-              .replace('"<a cause id of shared/causes.md>"', '"internal_compiler_error"')
-              .replace('"<the issue URL this line comes from>"', '"https://github.com/pytorch/pytorch/issues/4990"'))
+    filled = (
+        draft.replace('"<short-name>"', '"test-narrowing"')
+        .replace('"<a cause id of shared/causes.md>"', '"internal_compiler_error"')
+        .replace('"<the issue URL this line comes from>"', '"https://github.com/pytorch/pytorch/issues/4990"')
+    )
     row = tomllib.loads(filled)["signature"][0]
-    sig = Signature(row["id"], row["cause"], row["anchor"], tuple(row["patterns"]), row["confidence"], row["explanation"],
-                    row["fix"], row["source"], row["priority"], examples=tuple(row["examples"]))
+    sig = Signature(
+        row["id"],
+        row["cause"],
+        row["anchor"],
+        tuple(row["patterns"]),
+        row["confidence"],
+        row["explanation"],
+        row["fix"],
+        row["source"],
+        row["priority"],
+        examples=tuple(row["examples"]),
+    )
     assert all(sig.match(ex) is not None for ex in sig.examples)
     lines = UNKNOWN_LOG.read_text(encoding="utf-8").split("\n")
     d2 = diagnose_lines(enumerate(lines, 1), signatures=(sig, *load_signatures()))
@@ -60,9 +72,13 @@ def test_the_draft_filled_in_is_one_data_file_edit_that_names_the_cause():
 def test_near_miss_says_when_the_anchor_is_there_but_the_pattern_is_not():
     # a signature whose anchor is in the line but whose pattern asks for more
     d = _diag(CORPUS / "lnk1181-tcnn-fmt-obj-win.log")  # NVlabs/tiny-cuda-nn#399 (French MSVC)
-    sig = replace(load_signatures()[0], id="probe", anchor="LNK1181",
-                  patterns=(r"LNK1181: cannot open input file 'python\d+\.lib'",),
-                  examples=("LINK : fatal error LNK1181: cannot open input file 'python311.lib'",))
+    sig = replace(
+        load_signatures()[0],
+        id="probe",
+        anchor="LNK1181",
+        patterns=(r"LNK1181: cannot open input file 'python\d+\.lib'",),
+        examples=("LINK : fatal error LNK1181: cannot open input file 'python311.lib'",),
+    )
     ex = explain_miss(d, [sig])
     assert d.root.cause_id == "unknown"
     assert ex.near and ex.near[0].signature == "probe" and "no pattern matches" in ex.near[0].why

@@ -13,9 +13,17 @@ from torchbuild.decisions.diagnose import diagnose_lines, load_signatures
 from torchbuild.facts.logfile import LogFileError
 
 _EXAMPLES = [ex for s in load_signatures() for ex in s.examples] + [
-    "FAILED: a.o", "ninja: build stopped: subcommand failed.", "Traceback (most recent call last):",
-    "CMake Error at CMakeLists.txt:1 (project):", "  error: subprocess-exited-with-error", "[3/9] c++ -c x.cpp",
-    "make[2]: *** [x] Error 1", "", "   ", "\x1b[31merror\x1b[0m: x", "│ exit code: 1",
+    "FAILED: a.o",
+    "ninja: build stopped: subcommand failed.",
+    "Traceback (most recent call last):",
+    "CMake Error at CMakeLists.txt:1 (project):",
+    "  error: subprocess-exited-with-error",
+    "[3/9] c++ -c x.cpp",
+    "make[2]: *** [x] Error 1",
+    "",
+    "   ",
+    "\x1b[31merror\x1b[0m: x",
+    "│ exit code: 1",
 ]
 
 _line = st.one_of(st.sampled_from(_EXAMPLES), st.text(max_size=200))
@@ -32,7 +40,9 @@ def test_diagnoser_never_crashes(lines, all_failures):
         assert c.line is None or 1 <= c.line <= max(1, len(lines))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(st.binary(max_size=4096), st.lists(st.tuples(st.integers(0, 4095), st.binary(max_size=8)), max_size=10))
 def test_reader_and_file_diagnosis_never_crash(raw, mutations):
     text = "\n".join(_EXAMPLES[:40]).encode() + raw

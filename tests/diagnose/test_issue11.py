@@ -93,8 +93,10 @@ def test_pip_conflict_before_a_symbol_error_is_the_root_and_the_symbol_error_its
 def test_cuda_cause_in_a_rocm_build_is_only_a_guess():
     # the ROCm build command of ROCm/pytorch#728, then the CUDA header error of
     # NVlabs/imaginaire#154 (two real logs one after the other)
-    rocm = ["RCCL_DIR=/opt/rocm/rccl/lib/cmake/rccl/ PYTORCH_ROCM_ARCH=gfx906 hip_DIR=/opt/rocm/hip/cmake/ "
-            "USE_NVCC=OFF BUILD_CAFFE2_OPS=0 PATH=/usr/lib/ccache/:$PATH USE_CUDA=OFF  python3 setup.py bdist_wheel"]
+    rocm = [
+        "RCCL_DIR=/opt/rocm/rccl/lib/cmake/rccl/ PYTORCH_ROCM_ARCH=gfx906 hip_DIR=/opt/rocm/hip/cmake/ "
+        "USE_NVCC=OFF BUILD_CAFFE2_OPS=0 PATH=/usr/lib/ccache/:$PATH USE_CUDA=OFF  python3 setup.py bdist_wheel"
+    ]
     cuda = _lines("cudart-h-imaginaire-conda.log")
     assert _diag(cuda).root.confidence >= 0.7
     d = _diag(rocm + cuda)

@@ -50,24 +50,42 @@ def test_nvcc_unsupported_arch_real(tmp_path):
 def test_cpp_extension_injected_error_real(tmp_path):
     pkg = tmp_path / "extpkg"
     pkg.mkdir()
-    (pkg / "setup.py").write_text(textwrap.dedent("""
+    (pkg / "setup.py").write_text(
+        textwrap.dedent("""
         from setuptools import setup
         from torch.utils.cpp_extension import BuildExtension, CppExtension
         setup(name="tb_ext_broken", version="0.0.1",
               ext_modules=[CppExtension("tb_ext_broken", ["broken.cpp"])],  # torch include/link flags
               cmdclass={"build_ext": BuildExtension})
-    """))
+    """)
+    )
     # no torch header in the broken file: the compile fails in a second, not a minute
-    (pkg / "broken.cpp").write_text(textwrap.dedent("""
+    (pkg / "broken.cpp").write_text(
+        textwrap.dedent("""
         #include <cstdio>
         int add_one(int x) { return x + not_declared_anywhere; }
         int main() { std::printf("%d", add_one(1)); }
-    """))
+    """)
+    )
     log = tmp_path / "pip.log"
     env = dict(os.environ, MAX_JOBS="1")
     rc = _run_to_log(
-        [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-v", "-w", str(tmp_path / "w"), str(pkg)],
-        tmp_path, log, timeout=600, env=env,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-build-isolation",
+            "--no-deps",
+            "-v",
+            "-w",
+            str(tmp_path / "w"),
+            str(pkg),
+        ],
+        tmp_path,
+        log,
+        timeout=600,
+        env=env,
     )
     assert rc != 0
     d = diagnose_file(log)
@@ -83,12 +101,18 @@ def test_cpp_extension_injected_error_real(tmp_path):
 def test_isolated_build_without_torch_real(tmp_path):
     pkg = tmp_path / "needs_torch"
     pkg.mkdir()
-    (pkg / "setup.py").write_text("import torch\nfrom setuptools import setup\nsetup(name='tb-needs-torch', version='0.0.1')\n")
-    (pkg / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n')
+    (pkg / "setup.py").write_text(
+        "import torch\nfrom setuptools import setup\nsetup(name='tb-needs-torch', version='0.0.1')\n"
+    )
+    (pkg / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+    )
     log = tmp_path / "iso.log"
     rc = _run_to_log(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "w"), str(pkg)],
-        tmp_path, log, timeout=300,
+        tmp_path,
+        log,
+        timeout=300,
     )
     assert rc != 0
     text = log.read_text(errors="replace")

@@ -130,9 +130,12 @@ def test_quoted_reply_lines_are_read_like_the_log():
     assert d.first_error is not None and d.first_error.kind == "python"
 
 
-@pytest.mark.parametrize("line", [
-    "CMake Error at cmake_install.cmake:73 (file): file cannot create directory: /THNN.  Maybe need administrative privileges.",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "CMake Error at cmake_install.cmake:73 (file): file cannot create directory: /THNN.  Maybe need administrative privileges.",
+    ],
+)
 def test_install_under_the_filesystem_root_is_not_called_a_permission_problem(line):
     d = diagnose_text(line)
     assert d.root.cause_id != "permission_denied"
@@ -140,5 +143,7 @@ def test_install_under_the_filesystem_root_is_not_called_a_permission_problem(li
 
 
 def test_install_into_usr_local_is_still_a_permission_problem():
-    d = diagnose_text('CMake Error at cmake_install.cmake:41 (file): file INSTALL cannot make directory "/usr/local/include/caffe2": Permission denied.')
+    d = diagnose_text(
+        'CMake Error at cmake_install.cmake:41 (file): file INSTALL cannot make directory "/usr/local/include/caffe2": Permission denied.'
+    )
     assert d.root.cause_id == "permission_denied"

@@ -16,8 +16,9 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "facts"
 
 
 def doctor(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "torchbuild", "doctor", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "torchbuild", "doctor", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 def test_json_on_stdout_and_exit_1_on_error():
@@ -49,21 +50,25 @@ def test_probe_save_facts_round_trip(tmp_path):
 
 
 def test_assume_turns_this_machine_into_a_failing_one(tmp_path):
-    p = doctor("--facts", str(DATA / "h100_server.json"), "--assume", "cuda=11.8", "--assume", "gcc=12.2",
-               "--cuda", "--json")
+    p = doctor(
+        "--facts", str(DATA / "h100_server.json"), "--assume", "cuda=11.8", "--assume", "gcc=12.2", "--cuda", "--json"
+    )
     assert p.returncode == 1
     out = json.loads(p.stdout)
     assert out["facts"]["assumed"] == ["cuda=11.8", "gcc=12.2"]
     assert [f["severity"] for f in out["findings"] if f["check"] == "host_compiler"] == ["error"]
 
 
-@pytest.mark.parametrize("args,words", [
-    (["/nonexistent/tree"], "does not exist"),
-    (["--facts", "/nonexistent/facts.json"], "cannot read it"),
-    (["--assume", "cdua=11.8"], "Did you mean 'cuda'"),
-    (["--target", "two.four"], "not a version"),
-    (["--arch", "sm_xx"], "not a compute capability"),
-])
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["/nonexistent/tree"], "does not exist"),
+        (["--facts", "/nonexistent/facts.json"], "cannot read it"),
+        (["--assume", "cdua=11.8"], "Did you mean 'cuda'"),
+        (["--target", "two.four"], "not a version"),
+        (["--arch", "sm_xx"], "not a compute capability"),
+    ],
+)
 def test_bad_input_exit_2_one_line_nothing_written(tmp_path, args, words):
     out = tmp_path / "facts.json"
     p = doctor(*args, "--save-facts", str(out))

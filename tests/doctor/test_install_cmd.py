@@ -16,15 +16,18 @@ from torchbuild.knowledge import compat
 DATA = Path(__file__).resolve().parents[1] / "data" / "facts"
 
 
-@pytest.mark.parametrize("os_info,expected", [
-    (OSInfo(system="Linux", distro_id="debian", root=True), "apt-get install ccache"),
-    (OSInfo(system="Linux", distro_id="ubuntu", root=False), "sudo apt-get install ccache"),
-    (OSInfo(system="Linux", distro_id="ubuntu", root=None), "sudo apt-get install ccache"),
-    (OSInfo(system="Linux", distro_id="fedora", root=True), "dnf install ccache-dnf"),
-    (OSInfo(system="Linux", distro_id="rocky", root=False), "sudo dnf install ccache-dnf"),
-    (OSInfo(system="Darwin", root=False), "brew install ccache-brew"),
-    (OSInfo(system="Linux", distro_id="arch", root=True), "install ccache with your package manager"),
-])
+@pytest.mark.parametrize(
+    "os_info,expected",
+    [
+        (OSInfo(system="Linux", distro_id="debian", root=True), "apt-get install ccache"),
+        (OSInfo(system="Linux", distro_id="ubuntu", root=False), "sudo apt-get install ccache"),
+        (OSInfo(system="Linux", distro_id="ubuntu", root=None), "sudo apt-get install ccache"),
+        (OSInfo(system="Linux", distro_id="fedora", root=True), "dnf install ccache-dnf"),
+        (OSInfo(system="Linux", distro_id="rocky", root=False), "sudo dnf install ccache-dnf"),
+        (OSInfo(system="Darwin", root=False), "brew install ccache-brew"),
+        (OSInfo(system="Linux", distro_id="arch", root=True), "install ccache with your package manager"),
+    ],
+)
 def test_install_command_fits_the_os_and_the_user(os_info, expected):
     assert install_command(os_info, "ccache", "ccache-dnf", "ccache-brew") == expected
 

@@ -36,8 +36,9 @@ def errors(findings):
     return [f for f in findings if f.severity == "error"]
 
 
-@pytest.mark.parametrize("name", ["this_machine", "this_machine_cu130_venv", "h100_server",
-                                  "ubuntu1804_gtx1660ti", "cuda118_gcc12"])
+@pytest.mark.parametrize(
+    "name", ["this_machine", "this_machine_cu130_venv", "h100_server", "ubuntu1804_gtx1660ti", "cuda118_gcc12"]
+)
 def test_every_finding_is_well_formed(name):
     facts = load(name)
     for f in check(facts) + check(facts, wants_cuda=True, arch_list=["8.9"]):
@@ -99,8 +100,9 @@ def test_cuda_118_with_gcc_12_flags_the_host_compiler():
     assert f.severity == "error"
     assert f"nvcc 11.8 accepts GCC up to {limit}" in f.message and "GCC 12.2.0" in f.message
     assert f"gcc versions later than {limit} are not supported!" in f.message
-    assert f.fix.startswith(f"sudo apt-get install g++-{limit} && export CC=gcc-{limit} CXX=g++-{limit} "
-                            f"CUDAHOSTCXX=g++-{limit}")
+    assert f.fix.startswith(
+        f"sudo apt-get install g++-{limit} && export CC=gcc-{limit} CXX=g++-{limit} CUDAHOSTCXX=g++-{limit}"
+    )
     # with gcc 11 assumed the same machine passes this check
     from torchbuild.facts.assume import apply_assumptions
 
@@ -113,14 +115,16 @@ def _scatter_like(tmp_path: Path) -> Path:
     root = tmp_path / "ext"
     (root / "csrc" / "cuda").mkdir(parents=True)
     (root / "csrc" / "cuda" / "scatter_cuda.cu").write_text("#include <ATen/cuda/CUDAContext.h>\n")
-    (root / "setup.py").write_text(textwrap.dedent("""\
+    (root / "setup.py").write_text(
+        textwrap.dedent("""\
         import os
         from setuptools import setup
         from torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension, CUDA_HOME
         suffices = ['cpu', 'cuda'] if (os.getenv('FORCE_CUDA', '0') == '1') else ['cpu']
         setup(name='torch_scatter', version='2.1.2', ext_modules=[],
               cmdclass={'build_ext': BuildExtension.with_options(no_python_abi_suffix=True, use_ninja=False)})
-        """))
+        """)
+    )
     return root
 
 
@@ -146,7 +150,9 @@ def test_cuda_extension_stops_when_headers_are_nowhere(tmp_path):
     facts.source = probe_source(_scatter_like(tmp_path))
     for h in ("cusparse.h", "cublas_v2.h", "cublasLt.h", "cusolverDn.h"):
         facts.cuda.headers[h] = None
-    [f] = [x for x in by_check(check(facts, wants_cuda=True, arch_list=["8.9"]), "cuda_headers") if x.severity == "error"]
+    [f] = [
+        x for x in by_check(check(facts, wants_cuda=True, arch_list=["8.9"]), "cuda_headers") if x.severity == "error"
+    ]
     assert "fatal error: cusparse.h: No such file or directory" in f.message
     assert "nvidia-cublas" in f.fix and "nvidia-cusparse" in f.fix and "nvidia-cusolver" in f.fix
 

@@ -11,8 +11,15 @@ from torchbuild.decisions.doctor import check
 from torchbuild.facts.model import Facts, SourceTree, SystemLibs
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "facts"
-MINIMAL = {"USE_DISTRIBUTED": "0", "USE_MKLDNN": "0", "USE_FBGEMM": "0", "USE_NNPACK": "0", "USE_XNNPACK": "0",
-           "USE_KINETO": "0", "USE_ITT": "0"}
+MINIMAL = {
+    "USE_DISTRIBUTED": "0",
+    "USE_MKLDNN": "0",
+    "USE_FBGEMM": "0",
+    "USE_NNPACK": "0",
+    "USE_XNNPACK": "0",
+    "USE_KINETO": "0",
+    "USE_ITT": "0",
+}
 
 
 def facts(**tree) -> Facts:
@@ -28,12 +35,16 @@ def only(findings, cid, sev=None):
 def test_cuda_13_is_not_a_2_6_toolkit_and_12_4_is():
     f = facts()
     assert f.cuda is not None and f.cuda.version.startswith("13.0")
-    errs = [x for x in only(check(f, wants_cuda=True, arch_list=["9.0"]), "cuda_toolkit", "error")
-            if "not a toolkit PyTorch 2.6 supports" in x.message]
+    errs = [
+        x
+        for x in only(check(f, wants_cuda=True, arch_list=["9.0"]), "cuda_toolkit", "error")
+        if "not a toolkit PyTorch 2.6 supports" in x.message
+    ]
     assert errs and "11.8, 12.4" in errs[0].message and "experimental: 12.6" in errs[0].message
     f.cuda.version = "12.4"
-    assert not [x for x in only(check(f, wants_cuda=True, arch_list=["9.0"]), "cuda_toolkit")
-                if "PyTorch 2.6" in x.message]
+    assert not [
+        x for x in only(check(f, wants_cuda=True, arch_list=["9.0"]), "cuda_toolkit") if "PyTorch 2.6" in x.message
+    ]
 
 
 def test_minimums_the_tree_states():
@@ -46,15 +57,25 @@ def test_minimums_the_tree_states():
 
 
 def test_too_old_system_copy_with_a_known_failure_stops_the_build_unless_worked_around():
-    libs = SystemLibs(debian={"libcpuinfo-dev": "0.0~git20220617.082deff-1+deb12u1", "libsleef-dev": "3.6.1-1",
-                              "pybind11-dev": "2.13.6-1", "libfp16-dev": "0.0~git20200514.4dfe081-3",
-                              "libpsimd-dev": "0.0~git20200517.072586a-2", "libfmt-dev": "9.1.0+ds1-2",
-                              "nlohmann-json3-dev": "3.11.2-2", "libcpp-httplib-dev": "0.11.4+ds-1",
-                              "libflatbuffers-dev": "2.0.8+dfsg1-2", "libonnx-dev": "1.14.1-1",
-                              "libprotobuf-dev": "3.21.12-3", "libeigen3-dev": "3.4.0-4",
-                              "libpthreadpool-dev": "0.0~git20210507.1787867-1",
-                              "libfxdiv-dev": "0.0~git20200417.b408327-3"},
-                      headers={"cpuinfo.h": "/usr/include/cpuinfo.h"})
+    libs = SystemLibs(
+        debian={
+            "libcpuinfo-dev": "0.0~git20220617.082deff-1+deb12u1",
+            "libsleef-dev": "3.6.1-1",
+            "pybind11-dev": "2.13.6-1",
+            "libfp16-dev": "0.0~git20200514.4dfe081-3",
+            "libpsimd-dev": "0.0~git20200517.072586a-2",
+            "libfmt-dev": "9.1.0+ds1-2",
+            "nlohmann-json3-dev": "3.11.2-2",
+            "libcpp-httplib-dev": "0.11.4+ds-1",
+            "libflatbuffers-dev": "2.0.8+dfsg1-2",
+            "libonnx-dev": "1.14.1-1",
+            "libprotobuf-dev": "3.21.12-3",
+            "libeigen3-dev": "3.4.0-4",
+            "libpthreadpool-dev": "0.0~git20210507.1787867-1",
+            "libfxdiv-dev": "0.0~git20200417.b408327-3",
+        },
+        headers={"cpuinfo.h": "/usr/include/cpuinfo.h"},
+    )
     # a Debian source package tree: fmt and pocketfft are patched away/embedded
     tree = dict(vendored=["debian/pocketfft"], cmake_refs=["third_party/cpuinfo", "third_party/pybind11"])
     f = facts(**tree)

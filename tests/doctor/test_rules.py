@@ -108,10 +108,21 @@ def test_old_gcc_for_target_is_an_error():
 
 def test_missing_submodules_error_names_them_and_the_command():
     f = base()
-    f.source = SourceTree(path="/src/pytorch", kind="pytorch", version="2.13.0a0", git_sha="a" * 40, submodules=[
-        Submodule(name="third_party/pybind11", path="third_party/pybind11", present=True, state="ok"),
-        Submodule(name="third_party/NNPACK_deps/pthreadpool", path="third_party/pthreadpool", present=False,
-                  state="uninitialized")])
+    f.source = SourceTree(
+        path="/src/pytorch",
+        kind="pytorch",
+        version="2.13.0a0",
+        git_sha="a" * 40,
+        submodules=[
+            Submodule(name="third_party/pybind11", path="third_party/pybind11", present=True, state="ok"),
+            Submodule(
+                name="third_party/NNPACK_deps/pthreadpool",
+                path="third_party/pthreadpool",
+                present=False,
+                state="uninitialized",
+            ),
+        ],
+    )
     [x] = only(check(f), "submodules")
     assert x.severity == "error" and "1 of 2" in x.message and "third_party/pthreadpool" in x.message
     assert x.fix == "git -C /src/pytorch submodule update --init --recursive"
@@ -119,8 +130,14 @@ def test_missing_submodules_error_names_them_and_the_command():
 
 def test_build_isolation_trap_and_cuda_mismatch():
     f = base()
-    f.source = SourceTree(path="/src/ext", kind="extension", frontend="setup.py", uses_cpp_extension=True,
-                          has_cuda_sources=True, build_requires=["setuptools", "torch==2.4.0"])
+    f.source = SourceTree(
+        path="/src/ext",
+        kind="extension",
+        frontend="setup.py",
+        uses_cpp_extension=True,
+        has_cuda_sources=True,
+        build_requires=["setuptools", "torch==2.4.0"],
+    )
     f.torch.cuda = "12.1"
     findings = check(f, wants_cuda=True, arch_list=["9.0"])
     [iso] = only(findings, "build_isolation")
@@ -131,22 +148,36 @@ def test_build_isolation_trap_and_cuda_mismatch():
 
 def test_unknown_extension_arch_for_torch_version():
     f = apply_assumptions(base(), ["torch=2.0.1+cu118", "cuda=11.8", "gcc=11.4"])
-    f.source = SourceTree(path="/src/ext", kind="extension", frontend="setup.py", uses_cpp_extension=True,
-                          has_cuda_sources=True)
-    bad = [x for x in only(check(f, wants_cuda=True, arch_list=["9.0", "10.0"]), "arch_list") if "ValueError" in x.message]
+    f.source = SourceTree(
+        path="/src/ext", kind="extension", frontend="setup.py", uses_cpp_extension=True, has_cuda_sources=True
+    )
+    bad = [
+        x for x in only(check(f, wants_cuda=True, arch_list=["9.0", "10.0"]), "arch_list") if "ValueError" in x.message
+    ]
     assert len(bad) == 1 and "10.0" in bad[0].message and bad[0].severity == "error"
 
 
 def test_normalise_arch():
     assert [normalise_arch(a) for a in ["8.9", "8.9+PTX", "sm_89", "90a", "compute_120", "Ampere"]] == [
-        "8.9", "8.9", "8.9", "9.0a", "12.0", None]
+        "8.9",
+        "8.9",
+        "8.9",
+        "9.0a",
+        "12.0",
+        None,
+    ]
 
 
 # ------------------------------------------------------------------ jobs
 @given(cores=st.integers(1, 256), avail_gib=st.floats(0, 2048), cuda=st.booleans())
 def test_choose_jobs_never_exceeds_cores_or_memory(cores, avail_gib, cuda):
-    f = Facts(resources=Resources(cpu_count=cores, memory_total_bytes=int(avail_gib * 2**30) + 1,
-                                  memory_available_bytes=int(avail_gib * 2**30)))
+    f = Facts(
+        resources=Resources(
+            cpu_count=cores,
+            memory_total_bytes=int(avail_gib * 2**30) + 1,
+            memory_available_bytes=int(avail_gib * 2**30),
+        )
+    )
     c = choose_jobs(f, cuda=cuda)
     per = CUDA_JOB_BYTES if cuda else CXX_JOB_BYTES
     assert 1 <= c.jobs <= cores
@@ -163,8 +194,18 @@ def test_choose_jobs_override_is_used_and_reported():
 # ------------------------------------------------------------------ --assume
 def test_assume_overrides_copy_and_records():
     f = base()
-    g = apply_assumptions(f, ["cuda=11.8", "gcc=12.2", "driver=535.54.03", 'gpu="RTX 4090"', "python=3.12",
-                              "cmake=3.22", "torch=2.4.0+cu121"])
+    g = apply_assumptions(
+        f,
+        [
+            "cuda=11.8",
+            "gcc=12.2",
+            "driver=535.54.03",
+            'gpu="RTX 4090"',
+            "python=3.12",
+            "cmake=3.22",
+            "torch=2.4.0+cu121",
+        ],
+    )
     assert (g.cuda.version, g.cxx.version, g.driver.version, g.python.version) == ("11.8", "12.2", "535.54.03", "3.12")
     assert g.gpus[0].compute_capability == compat.gpu_model("RTX 4090").cc
     assert (g.tools["cmake"].version, g.torch.version, g.torch.cuda) == ("3.22", "2.4.0+cu121", "12.1")
@@ -172,13 +213,16 @@ def test_assume_overrides_copy_and_records():
     assert f.cuda.version == "13.0" and f.assumed == []  # the input is not changed
 
 
-@pytest.mark.parametrize("item,words", [
-    ("cdua=11.8", "Did you mean 'cuda'"),
-    ("cuda=eleven", "not a version"),
-    ("gpu=RTX 4909", "Did you mean"),
-    ("memory=lots", "size in GiB"),
-    ("cuda", "KEY=VALUE"),
-])
+@pytest.mark.parametrize(
+    "item,words",
+    [
+        ("cdua=11.8", "Did you mean 'cuda'"),
+        ("cuda=eleven", "not a version"),
+        ("gpu=RTX 4909", "Did you mean"),
+        ("memory=lots", "size in GiB"),
+        ("cuda", "KEY=VALUE"),
+    ],
+)
 def test_assume_rejects_bad_input(item, words):
     with pytest.raises(FactsFileError) as e:
         apply_assumptions(base(), [item])

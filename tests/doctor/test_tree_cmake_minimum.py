@@ -28,7 +28,8 @@ def _cmake_findings(tree: Path):
 def _with_env_py(tree: Path, version: str) -> None:
     (tree / "tools" / "setup_helpers").mkdir(parents=True)
     (tree / "tools" / "setup_helpers" / "env.py").write_text(
-        f'import os\n\nCMAKE_MINIMUM_VERSION_STRING = "{version}"\n')
+        f'import os\n\nCMAKE_MINIMUM_VERSION_STRING = "{version}"\n'
+    )
 
 
 def test_tree_requirement_beats_the_release_table(tmp_path):

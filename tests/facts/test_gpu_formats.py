@@ -12,12 +12,13 @@ from torchbuild.facts import gpu
 
 
 def test_smi_query_lines():
-    text = ("0, NVIDIA H100 80GB HBM3, 9.0, 81559, 580.159.04\n"
-            "1, NVIDIA B300 SXM6 AC, 10.3, 275040, 580.159.04\n")
+    text = "0, NVIDIA H100 80GB HBM3, 9.0, 81559, 580.159.04\n1, NVIDIA B300 SXM6 AC, 10.3, 275040, 580.159.04\n"
     driver, gpus = gpu.parse_smi_query(text)
     assert driver == "580.159.04"
     assert [(g.index, g.name, g.compute_capability, g.memory_mib) for g in gpus] == [
-        (0, "NVIDIA H100 80GB HBM3", "9.0", 81559), (1, "NVIDIA B300 SXM6 AC", "10.3", 275040)]
+        (0, "NVIDIA H100 80GB HBM3", "9.0", 81559),
+        (1, "NVIDIA B300 SXM6 AC", "10.3", 275040),
+    ]
 
 
 def test_smi_query_without_compute_cap_field():
@@ -33,9 +34,13 @@ def test_smi_header_cuda_version():
 
 
 def test_procfs_proprietary_and_open_module():
-    prop = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.135  Tue Nov 12 2024\nGCC version:  gcc version 11.4.0\n"
-    open_ = ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  "
-             "(builder@host)  Thu Sep 18 2025\n")
+    prop = (
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.135  Tue Nov 12 2024\nGCC version:  gcc version 11.4.0\n"
+    )
+    open_ = (
+        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  "
+        "(builder@host)  Thu Sep 18 2025\n"
+    )
     assert gpu.parse_procfs_version(prop) == "550.135"
     assert gpu.parse_procfs_version(open_) == "580.95.05"
 
@@ -47,6 +52,7 @@ def test_no_gpu_here_gives_none_and_empty_list():
 
     if shutil.which("nvidia-smi") or os.path.exists("/proc/driver/nvidia/version"):
         import pytest
+
         pytest.skip("a driver is present")
     assert gpu.probe_gpus() == (None, [])
 
@@ -76,11 +82,13 @@ def test_nvidia_smi_on_path_is_a_sign_and_is_used(monkeypatch, tmp_path):
     bindir = tmp_path / "empty-bin"
     bindir.mkdir()
     smi = bindir / "nvidia-smi"
-    smi.write_text("#!/bin/sh\n"
-                   'case "$1" in\n'
-                   '  --query-gpu=*) echo "0, NVIDIA H100 80GB HBM3, 9.0, 81559, 580.159.04" ;;\n'
-                   '  *) echo "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0 |" ;;\n'
-                   "esac\n")
+    smi.write_text(
+        "#!/bin/sh\n"
+        'case "$1" in\n'
+        '  --query-gpu=*) echo "0, NVIDIA H100 80GB HBM3, 9.0, 81559, 580.159.04" ;;\n'
+        '  *) echo "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0 |" ;;\n'
+        "esac\n"
+    )
     smi.chmod(0o755)
     monkeypatch.setattr(gpu, "_probe_nvml", lambda: None)
     assert gpu.driver_may_exist() is True

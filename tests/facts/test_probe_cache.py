@@ -85,7 +85,7 @@ def test_scripts_are_always_run(tmp_path, cache):
     """A wrapper script (pyenv shims, /usr/local/bin/nvcc here) may answer for another
     binary that changes behind it, so it is never remembered."""
     script = tmp_path / "wrapper"
-    script.write_text("#!/bin/sh\ncat \"$0.answer\"\n")
+    script.write_text('#!/bin/sh\ncat "$0.answer"\n')
     script.chmod(0o755)
     Path(f"{script}.answer").write_text("one\n")
     assert _util.run_version([str(script), "--version"]).stdout == "one\n"

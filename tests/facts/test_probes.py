@@ -163,7 +163,8 @@ def test_cudnn_version_header(tmp_path):
     inc.mkdir(parents=True)
     (inc / "cudnn_version.h").write_text(
         "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 24\n#define CUDNN_PATCHLEVEL 0\n"
-        "#define CUDNN_VERSION (CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n")
+        "#define CUDNN_VERSION (CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n"
+    )
     got = cuda.probe_cudnn(None, [], {"CUDNN_INCLUDE_DIR": str(inc)})
     assert got.version == "9.24.0" and got.include_dir == str(inc)
 
@@ -214,17 +215,21 @@ def _fake_pyenv(root: Path, real: str, name: str) -> Path:
     (root / "shims").mkdir()
     os.symlink(real, root / "versions" / "3.11.7" / "bin" / name)
     pyenv = root / "libexec" / "pyenv"
-    pyenv.write_text('#!/usr/bin/env bash\nset -e\n'
-                     'case "$1" in\n'
-                     '  which) echo "$PYENV_ROOT/versions/3.11.7/bin/$2" ;;\n'
-                     '  exec) shift; p="$1"; shift; exec "$PYENV_ROOT/versions/3.11.7/bin/$p" "$@" ;;\n'
-                     'esac\n')
+    pyenv.write_text(
+        "#!/usr/bin/env bash\nset -e\n"
+        'case "$1" in\n'
+        '  which) echo "$PYENV_ROOT/versions/3.11.7/bin/$2" ;;\n'
+        '  exec) shift; p="$1"; shift; exec "$PYENV_ROOT/versions/3.11.7/bin/$p" "$@" ;;\n'
+        "esac\n"
+    )
     pyenv.chmod(0o755)
     shim = root / "shims" / name
-    shim.write_text('#!/usr/bin/env bash\nset -e\n[ -n "$PYENV_DEBUG" ] && set -x\n\nprogram="${0##*/}"\n\n'
-                    f'export PYENV_ROOT="{root}"\nSHIM_PATH=${{0%/*}}\n'
-                    f'if [[ $SHIM_PATH != "{root}/shims" ]]; then\n  export _PYENV_SHIM_PATH="$SHIM_PATH"\nfi\n'
-                    f'exec "{root}/libexec/pyenv" exec "$program" "$@"\n')
+    shim.write_text(
+        '#!/usr/bin/env bash\nset -e\n[ -n "$PYENV_DEBUG" ] && set -x\n\nprogram="${0##*/}"\n\n'
+        f'export PYENV_ROOT="{root}"\nSHIM_PATH=${{0%/*}}\n'
+        f'if [[ $SHIM_PATH != "{root}/shims" ]]; then\n  export _PYENV_SHIM_PATH="$SHIM_PATH"\nfi\n'
+        f'exec "{root}/libexec/pyenv" exec "$program" "$@"\n'
+    )
     shim.chmod(0o755)
     return shim
 
@@ -243,4 +248,9 @@ def test_pyenv_shim_is_looked_through(tmp_path, monkeypatch):
     assert tools.probe_tool("git").shim is None
     assert tools.shim_question("ccache", real) is None
     assert tools.shim_question("ccache", str(shim)) == [
-        "env", f"PYENV_ROOT={tmp_path / 'pyenv'}", str(tmp_path / "pyenv" / "libexec" / "pyenv"), "which", "ccache"]
+        "env",
+        f"PYENV_ROOT={tmp_path / 'pyenv'}",
+        str(tmp_path / "pyenv" / "libexec" / "pyenv"),
+        "which",
+        "ccache",
+    ]

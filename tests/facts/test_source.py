@@ -17,8 +17,17 @@ from torchbuild.facts.source import parse_cmake_minimum, parse_cmake_options, pa
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="no git")
 
-GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@e", "-c", "protocol.file.allow=always",
-       "-c", "init.defaultBranch=main"]
+GIT = [
+    "git",
+    "-c",
+    "user.name=t",
+    "-c",
+    "user.email=t@e",
+    "-c",
+    "protocol.file.allow=always",
+    "-c",
+    "init.defaultBranch=main",
+]
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -58,10 +67,17 @@ endif()
 @pytest.fixture
 def pytorch_tree(tmp_path):
     sub = _repo(tmp_path / "upstream-pybind11", {"CMakeLists.txt": "project(pybind11)\n"})
-    tree = _repo(tmp_path / "pytorch", {
-        "version.txt": "2.14.0a0\n", "setup.py": "# setup\n", "CMakeLists.txt": CMAKELISTS,
-        "c10/core.h": "", "torch/__init__.py": "", "aten/src/ATen/native/cuda/k.cu": "",
-    })
+    tree = _repo(
+        tmp_path / "pytorch",
+        {
+            "version.txt": "2.14.0a0\n",
+            "setup.py": "# setup\n",
+            "CMakeLists.txt": CMAKELISTS,
+            "c10/core.h": "",
+            "torch/__init__.py": "",
+            "aten/src/ATen/native/cuda/k.cu": "",
+        },
+    )
     _git(tree, "submodule", "add", "-q", str(sub), "third_party/pybind11")
     _git(tree, "commit", "-q", "-m", "add submodule")
     return tree, sub
@@ -95,16 +111,19 @@ def test_deinitialised_submodule_is_missing(pytorch_tree):
 def test_scikit_build_core_front_end_without_setup_py(pytorch_tree):
     tree, _ = pytorch_tree
     (tree / "setup.py").unlink()
-    (tree / "pyproject.toml").write_text('[build-system]\nrequires = ["scikit-build-core>=1.0"]\n'
-                                         'build-backend = "pytorch_build_backend"\n')
+    (tree / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["scikit-build-core>=1.0"]\nbuild-backend = "pytorch_build_backend"\n'
+    )
     s = probe_source(tree)
     assert s.kind == "pytorch" and s.frontend == "scikit-build-core"
     assert s.build_requires == ["scikit-build-core>=1.0"]
 
 
 def test_extension_tree(tmp_path):
-    tree = _repo(tmp_path / "ext", {
-        "setup.py": """\
+    tree = _repo(
+        tmp_path / "ext",
+        {
+            "setup.py": """\
             import os
             from setuptools import setup
             from torch.utils.cpp_extension import BuildExtension, CUDAExtension
@@ -114,9 +133,10 @@ def test_extension_tree(tmp_path):
             setup(name="myext", version="0.3.1", ext_modules=[CUDAExtension("myext._C", ["csrc/k.cu"])],
                   cmdclass={"build_ext": BuildExtension.with_options(use_ninja=False)})
             """,
-        "pyproject.toml": '[build-system]\nrequires = ["setuptools", "torch>=2.0"]\n',
-        "csrc/k.cu": "__global__ void k() {}\n",
-    })
+            "pyproject.toml": '[build-system]\nrequires = ["setuptools", "torch>=2.0"]\n',
+            "csrc/k.cu": "__global__ void k() {}\n",
+        },
+    )
     s = probe_source(tree)
     assert (s.kind, s.name, s.version, s.frontend) == ("extension", "myext", "0.3.1", "setup.py")
     assert s.uses_cpp_extension and s.has_cuda_sources and s.disables_ninja
@@ -130,8 +150,10 @@ def test_cmake_parsers_on_edge_cases():
     assert parse_cmake_minimum("# cmake_minimum_required(VERSION 9.9)\nproject(x)") is None
     opts = parse_cmake_options('option(A "has ) paren" ON)\noption(B "x \\"q\\"" OFF) # trailing\n')
     assert [(o.name, o.description, o.default) for o in opts] == [("A", "has ) paren", "ON"), ("B", 'x "q"', "OFF")]
-    subs = parse_gitmodules('[submodule "third_party/NNPACK_deps/pthreadpool"]\n\tpath = third_party/pthreadpool\n'
-                            '\turl = https://github.com/Maratyszcza/pthreadpool.git\n')
+    subs = parse_gitmodules(
+        '[submodule "third_party/NNPACK_deps/pthreadpool"]\n\tpath = third_party/pthreadpool\n'
+        "\turl = https://github.com/Maratyszcza/pthreadpool.git\n"
+    )
     assert (subs[0].name, subs[0].path) == ("third_party/NNPACK_deps/pthreadpool", "third_party/pthreadpool")
 
 
@@ -176,8 +198,11 @@ def test_submodule_states_agree_with_git_submodule_status(tmp_path):
     got = submodule_states(top, paths)
     assert got == _status(top)
     assert {p: s for p, (s, _) in got.items()} == {
-        "third_party/loose": "ok", "third_party/packed": "ok", "third_party/moved": "modified",
-        "third_party/gone": "uninitialized"}
+        "third_party/loose": "ok",
+        "third_party/packed": "ok",
+        "third_party/moved": "modified",
+        "third_party/gone": "uninitialized",
+    }
     assert got["third_party/moved"][1] == first
 
     clone = tmp_path / "clone"

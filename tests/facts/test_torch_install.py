@@ -18,9 +18,11 @@ from torchbuild.facts.torch_install import find_torch, parse_version_py, probe_t
 
 
 def _torch_says(python: str) -> dict | None:
-    code = ("import json, torch; print(json.dumps({'v': torch.__version__, 'cuda': torch.version.cuda, "
-            "'git': torch.version.git_version, 'abi': bool(torch._C._GLIBCXX_USE_CXX11_ABI), "
-            "'loc': __import__('os').path.dirname(torch.__file__)}))")
+    code = (
+        "import json, torch; print(json.dumps({'v': torch.__version__, 'cuda': torch.version.cuda, "
+        "'git': torch.version.git_version, 'abi': bool(torch._C._GLIBCXX_USE_CXX11_ABI), "
+        "'loc': __import__('os').path.dirname(torch.__file__)}))"
+    )
     p = subprocess.run([python, "-c", code], capture_output=True, text=True, cwd="/")
     return json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else None
 
@@ -32,21 +34,27 @@ def test_installed_torch_matches_import():
         pytest.skip("no torch in this interpreter")
     got = probe_torch(info.sys_path)
     assert got is not None
-    assert (got.version, got.cuda, got.git_version, got.cxx11_abi) == (truth["v"], truth["cuda"], truth["git"], truth["abi"])
+    assert (got.version, got.cuda, got.git_version, got.cxx11_abi) == (
+        truth["v"],
+        truth["cuda"],
+        truth["git"],
+        truth["abi"],
+    )
     assert Path(got.location).resolve() == Path(truth["loc"]).resolve()
 
 
 def test_collect_does_not_import_torch():
-    code = ("import sys, torchbuild.facts as f; x = f.collect(); "
-            "print('torch' in sys.modules, x.torch is not None)")
+    code = "import sys, torchbuild.facts as f; x = f.collect(); print('torch' in sys.modules, x.torch is not None)"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
     imported, _found = p.stdout.split()
     assert imported == "False"
 
 
 def test_version_py_old_and_new_forms():
-    new = ("__version__ = '2.14.1+cu130'\ndebug = False\ncuda: Optional[str] = '13.0'\n"
-           "git_version = '5c4886908584029761b579af026dcfb627c84070'\nhip: Optional[str] = None\n")
+    new = (
+        "__version__ = '2.14.1+cu130'\ndebug = False\ncuda: Optional[str] = '13.0'\n"
+        "git_version = '5c4886908584029761b579af026dcfb627c84070'\nhip: Optional[str] = None\n"
+    )
     old = "__version__ = '1.13.0+cu117'\ndebug = False\ncuda = '11.7'\ngit_version = '7c98e70d44ab'\nhip = None\n"
     a, b = parse_version_py(new), parse_version_py(old)
     assert (a.version, a.cuda, a.hip, a.debug) == ("2.14.1+cu130", "13.0", None, False)
@@ -57,7 +65,8 @@ def test_abi_from_cmake_flags_and_editable_finder(tmp_path):
     loc = tmp_path / "src" / "torch"
     (loc / "share" / "cmake" / "Caffe2").mkdir(parents=True)
     (loc / "share" / "cmake" / "Caffe2" / "Caffe2Config.cmake").write_text(
-        'set(TORCH_CXX_FLAGS "-D_GLIBCXX_USE_CXX11_ABI=0")\n')
+        'set(TORCH_CXX_FLAGS "-D_GLIBCXX_USE_CXX11_ABI=0")\n'
+    )
     (loc / "version.py").write_text("__version__ = '2.5.0a0+gitabc1234'\ncuda = None\n")
     assert read_cxx11_abi(str(loc)) is False
     site = tmp_path / "site"

@@ -91,8 +91,22 @@ def test_cuda_extension_without_arch_or_gpu_is_stopped_with_how_to_choose(cli, t
 
 def test_cuda_extension_compiles_for_an_explicit_arch(cli, tmp_path, nvcc, cuda_torch_python):
     tree = _tree(tmp_path / "tiny")
-    r = cli("build", str(tree), "--python", str(cuda_torch_python), "--cuda", "--arch", "8.9", "--mode", "wheel",
-            "--no-install", "--cache", "none", "--json", timeout=1800)
+    r = cli(
+        "build",
+        str(tree),
+        "--python",
+        str(cuda_torch_python),
+        "--cuda",
+        "--arch",
+        "8.9",
+        "--mode",
+        "wheel",
+        "--no-install",
+        "--cache",
+        "none",
+        "--json",
+        timeout=1800,
+    )
     assert r.returncode == 0, r.stderr[-5000:]
     # doctor named what this machine's toolkit lacks, and where it is, before compiling
     assert "[cuda_home]" in r.stderr and "[cuda_headers]" in r.stderr and "cusparse.h" in r.stderr

@@ -58,16 +58,26 @@ def test_parallel_build_ext_used_although_the_package_turns_ninja_off(scatter_bu
 
 
 def test_installed_extension_works_from_a_clean_directory(scatter_build, tmp_path):
-    code = ("import torch, torch_scatter; out = torch_scatter.scatter(torch.tensor([1., 2., 3., 4.]), "
-            "torch.tensor([0, 0, 1, 1]), dim=0, reduce='max'); print(out.tolist())")
-    proc = subprocess.run([str(scatter_build.python), "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    code = (
+        "import torch, torch_scatter; out = torch_scatter.scatter(torch.tensor([1., 2., 3., 4.]), "
+        "torch.tensor([0, 0, 1, 1]), dim=0, reduce='max'); print(out.tolist())"
+    )
+    proc = subprocess.run(
+        [str(scatter_build.python), "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[2.0, 4.0]"
 
 
 def test_second_resolve_reuses_the_unpacked_sdist(scatter_build, cli):
-    r = cli("plan", "torch-scatter==2.1.2", "--python", str(scatter_build.python), "--json",
-            env={"TORCHBUILD_CACHE": str(scatter_build.cache)})
+    r = cli(
+        "plan",
+        "torch-scatter==2.1.2",
+        "--python",
+        str(scatter_build.python),
+        "--json",
+        env={"TORCHBUILD_CACHE": str(scatter_build.cache)},
+    )
     assert r.returncode == 0, r.stderr
     assert "pip download" not in r.stderr  # nothing fetched again
     assert r.json["source"] == scatter_build.result["source"]

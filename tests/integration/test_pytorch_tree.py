@@ -28,6 +28,7 @@ VERSION = "2.8.0"
 def make_minitorch(dest, **kw):
     return _make_minitorch(dest, version=VERSION, **kw)
 
+
 pytestmark = pytest.mark.slow
 
 
@@ -56,7 +57,9 @@ def test_develop_build_succeeds_with_progress_log_record_and_verify(built, venv_
     text = log.read_text(errors="replace")
     assert re.search(r"^\s*\[\d+/\d+\] ", text, re.M) and "-GNinja" in text
     rec = json.loads(Path(res["record"]).read_text())
-    assert rec["outcome"] == "ok" and rec["source"]["git_sha"] and rec["source"]["submodules"][0]["path"] == SUBMODULE_PATH
+    assert (
+        rec["outcome"] == "ok" and rec["source"]["git_sha"] and rec["source"]["submodules"][0]["path"] == SUBMODULE_PATH
+    )
     assert rec["verify"]["ok"] is True
     assert {"compile"} <= set(rec["phases"])
     # git status stays clean: .torchbuild ignores itself
@@ -67,7 +70,18 @@ def test_develop_build_succeeds_with_progress_log_record_and_verify(built, venv_
 def test_changed_option_reconfigures_instead_of_being_ignored(built, venv_python, cli):
     tree, first = built
     assert first.returncode == 0
-    r = cli("build", str(tree), "--python", str(venv_python), "--no-cuda", "--cache", "none", "--set", "BUILD_TEST=1", "--json")
+    r = cli(
+        "build",
+        str(tree),
+        "--python",
+        str(venv_python),
+        "--no-cuda",
+        "--cache",
+        "none",
+        "--set",
+        "BUILD_TEST=1",
+        "--json",
+    )
     assert r.returncode == 0, r.stderr[-5000:]
     assert "reconfigure" in r.stderr and "BUILD_TEST" in r.stderr
     cache = (tree / "build" / "CMakeCache.txt").read_text()
@@ -80,7 +94,18 @@ def test_changed_option_reconfigures_instead_of_being_ignored(built, venv_python
 def test_rebuild_of_unchanged_tree_is_incremental_and_a_touched_file_recompiles_alone(built, venv_python, cli):
     tree, first = built
     assert first.returncode == 0
-    args = ("build", str(tree), "--python", str(venv_python), "--no-cuda", "--cache", "none", "--set", "BUILD_TEST=1", "--json")
+    args = (
+        "build",
+        str(tree),
+        "--python",
+        str(venv_python),
+        "--no-cuda",
+        "--cache",
+        "none",
+        "--set",
+        "BUILD_TEST=1",
+        "--json",
+    )
     warm = cli(*args)  # same settings as the build before (or the first after a reconfigure)
     assert warm.returncode == 0, warm.stderr[-3000:]
     noop = cli(*args)
@@ -97,7 +122,9 @@ def test_rebuild_of_unchanged_tree_is_incremental_and_a_touched_file_recompiles_
     assert "Allocator.cpp.o" in log and "Device.cpp.o" not in log  # only the touched file recompiled
     assert again.json["verify"]["ok"] is True and "skipped" not in again.json["verify"]
     full = cli(*args, "--full")
-    assert full.returncode == 0 and full.json["plan"]["incremental"]["value"] is False and "pip install -e" in full.stderr
+    assert (
+        full.returncode == 0 and full.json["plan"]["incremental"]["value"] is False and "pip install -e" in full.stderr
+    )
 
 
 def test_injected_compile_error_names_file_line_and_message(tmp_path, venv_python, cli):
@@ -107,7 +134,12 @@ def test_injected_compile_error_names_file_line_and_message(tmp_path, venv_pytho
     assert f"{INJECTED_ERROR.file}:{INJECTED_ERROR.line}" in r.stderr
     assert "error:" in r.stderr
     res = r.json
-    assert res["status"] == "failed" and res["wheel"] is None and Path(res["log"]).is_file() and Path(res["record"]).is_file()
+    assert (
+        res["status"] == "failed"
+        and res["wheel"] is None
+        and Path(res["log"]).is_file()
+        and Path(res["record"]).is_file()
+    )
     first = res["diagnosis"]["first_error"]
     assert INJECTED_ERROR.file in first["text"] and str(INJECTED_ERROR.line) in first["text"]
     logs = list((tree / ".torchbuild" / "logs").glob("*.log"))
@@ -121,6 +153,10 @@ def test_missing_submodule_is_stopped_by_doctor_before_compiling(tmp_path, venv_
     tree = make_minitorch(tmp_path / "pytorch", init_submodule=False)
     r = cli("build", str(tree), "--python", str(venv_python), "--no-cuda", "--cache", "none")
     assert r.returncode == 1
-    assert "[submodules]" in r.stderr and "submodule update --init --recursive" in r.stderr and "third_party/minifmt" in r.stderr
+    assert (
+        "[submodules]" in r.stderr
+        and "submodule update --init --recursive" in r.stderr
+        and "third_party/minifmt" in r.stderr
+    )
     assert "nothing was compiled" in r.stderr
     assert not (tree / "build").exists()

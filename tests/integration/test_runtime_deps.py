@@ -34,18 +34,22 @@ from torch.utils.cpp_extension import BuildExtension, CppExtension
 setup(name="tb_deps_ext", version="0.1", packages=["tb_deps_ext"], install_requires=[{req!r}],
       ext_modules=[CppExtension("tb_deps_ext._C", ["csrc/mod.cpp"])], cmdclass={{"build_ext": BuildExtension}})
 """
-MOD = ('#include <Python.h>\nextern "C" PyObject* PyInit__C(void) {\n'
-       '  static PyModuleDef d = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};\n  return PyModule_Create(&d);\n}\n')
+MOD = (
+    '#include <Python.h>\nextern "C" PyObject* PyInit__C(void) {\n'
+    '  static PyModuleDef d = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};\n  return PyModule_Create(&d);\n}\n'
+)
 
 
 def make_wheel(folder: Path, name: str, version: str, requires: list[str], module: str) -> Path:
     """A pure-Python wheel ``name-version-py3-none-any.whl`` with one module and a RECORD."""
     dist = name.replace("-", "_")
-    files = {f"{dist}.py": module,
-             f"{dist}-{version}.dist-info/METADATA": "Metadata-Version: 2.1\n"
-             f"Name: {name}\nVersion: {version}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires),
-             f"{dist}-{version}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: torchbuild-tests\n"
-                                                 "Root-Is-Purelib: true\nTag: py3-none-any\n"}
+    files = {
+        f"{dist}.py": module,
+        f"{dist}-{version}.dist-info/METADATA": "Metadata-Version: 2.1\n"
+        f"Name: {name}\nVersion: {version}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires),
+        f"{dist}-{version}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: torchbuild-tests\n"
+        "Root-Is-Purelib: true\nTag: py3-none-any\n",
+    }
     record = []
     for path, text in files.items():
         digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
@@ -74,14 +78,16 @@ def pip_env(index: Path) -> dict[str, str]:
 def torch_fingerprint(python: Path) -> dict[str, str]:
     """sha256 of torch's files that a reinstall or upgrade would change (its RECORD,
     version.py, __init__.py, _C) and where it is, as ``python`` imports it."""
-    code = ("import hashlib, importlib.metadata as m, json, os, torch\n"
-            "d = m.distribution('torch'); base = os.path.dirname(torch.__file__)\n"
-            "files = [str(d.locate_file(f)) for f in d.files if f.name == 'RECORD']\n"
-            "files += [os.path.join(base, 'version.py'), os.path.join(base, '__init__.py')]\n"
-            "files += [os.path.join(base, n) for n in os.listdir(base) if n.startswith('_C.') and n.endswith('.so')]\n"
-            "out = {f: hashlib.sha256(open(f, 'rb').read()).hexdigest() for f in files}\n"
-            "out['location'] = base; out['version'] = torch.__version__\n"
-            "print(json.dumps(out))\n")
+    code = (
+        "import hashlib, importlib.metadata as m, json, os, torch\n"
+        "d = m.distribution('torch'); base = os.path.dirname(torch.__file__)\n"
+        "files = [str(d.locate_file(f)) for f in d.files if f.name == 'RECORD']\n"
+        "files += [os.path.join(base, 'version.py'), os.path.join(base, '__init__.py')]\n"
+        "files += [os.path.join(base, n) for n in os.listdir(base) if n.startswith('_C.') and n.endswith('.so')]\n"
+        "out = {f: hashlib.sha256(open(f, 'rb').read()).hexdigest() for f in files}\n"
+        "out['location'] = base; out['version'] = torch.__version__\n"
+        "print(json.dumps(out))\n"
+    )
     proc = subprocess.run([str(python), "-W", "ignore", "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -90,7 +96,9 @@ def torch_fingerprint(python: Path) -> dict[str, str]:
 def write_ext(root: Path, req: str) -> Path:
     (root / "csrc").mkdir(parents=True)
     (root / "tb_deps_ext").mkdir()
-    (root / "tb_deps_ext" / "__init__.py").write_text("import tbdep_helper\nfrom . import _C\nVALUE = tbdep_helper.VALUE\n")
+    (root / "tb_deps_ext" / "__init__.py").write_text(
+        "import tbdep_helper\nfrom . import _C\nVALUE = tbdep_helper.VALUE\n"
+    )
     (root / "setup.py").write_text(SETUP.format(req=req))
     (root / "csrc" / "mod.cpp").write_text(MOD)
     return root
@@ -113,16 +121,31 @@ def test_built_extension_gets_its_requirements_and_torch_is_untouched(cli, index
     assert (site / "tbdep_helper.py").is_file()  # into the build's venv
     assert not list(site.glob("torch*"))  # no torch of its own: the suite's torch, unchanged
     assert torch_fingerprint(python) == before
-    proc = subprocess.run([str(python), "-c", "import tb_deps_ext; print(tb_deps_ext.VALUE)"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [str(python), "-c", "import tb_deps_ext; print(tb_deps_ext.VALUE)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0 and proc.stdout.strip() == "42", proc.stderr
 
 
 def test_no_deps_installs_the_wheel_alone(cli, index, tmp_path):
     python = overlay_venv(tmp_path / "venv")
     tree = write_ext(tmp_path / "ext", "tbdep-helper>=1.0")
-    r = cli("build", str(tree), "--python", str(python), "--cache", "none", "--no-deps", "--json", env=pip_env(index),
-            timeout=1500)
+    r = cli(
+        "build",
+        str(tree),
+        "--python",
+        str(python),
+        "--cache",
+        "none",
+        "--no-deps",
+        "--json",
+        env=pip_env(index),
+        timeout=1500,
+    )
     assert r.returncode == 1  # verify: import tbdep_helper fails, as before this option existed
     assert "No module named 'tbdep_helper'" in r.stdout + r.stderr
     rec = json.loads(Path(r.json["record"]).read_text())

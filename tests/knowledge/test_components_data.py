@@ -167,7 +167,9 @@ def test_2_6_switches_are_options_and_match_the_system_libs_block(doc, cmake_2_6
     for c in _rows_2_6(doc):
         switch = c["system_switch"]
         if switch.startswith("USE_SYSTEM_"):
-            assert re.search(rf"(option|cmake_dependent_option)\(\s*{switch}\b", top, re.IGNORECASE), f"{c['name']}: {switch}"
+            assert re.search(rf"(option|cmake_dependent_option)\(\s*{switch}\b", top, re.IGNORECASE), (
+                f"{c['name']}: {switch}"
+            )
             assert c["in_system_libs"] == (switch in turned_on), f"{c['name']}: in_system_libs vs the block"
     # every switch the block turns on belongs to some 2.6 component
     switches = {c["system_switch"] for c in _rows_2_6(doc)}

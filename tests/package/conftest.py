@@ -43,22 +43,34 @@ def cpu_torch() -> Path:
 @pytest.fixture(scope="session")
 def cuda_torch(tmp_path_factory) -> Path:
     """The ``torch`` folder of a CUDA torch (2.14.1+cu130), read only."""
-    cands = [os.environ["TORCHBUILD_TEST_CUDA_TORCH"]] if os.environ.get("TORCHBUILD_TEST_CUDA_TORCH") else \
-        sorted(glob.glob("/work/venvs/*/lib/python3*/site-packages/torch"))
+    cands = (
+        [os.environ["TORCHBUILD_TEST_CUDA_TORCH"]]
+        if os.environ.get("TORCHBUILD_TEST_CUDA_TORCH")
+        else sorted(glob.glob("/work/venvs/*/lib/python3*/site-packages/torch"))
+    )
     for c in cands:
         text = Path(c, "version.py").read_text() if Path(c, "version.py").is_file() else ""
-        if re.search(r"^cuda\s*(?::[^=\n]*)?=\s*['\"]\d", text, re.MULTILINE) and Path(c, "lib", "libtorch_cuda.so").is_file():
+        if (
+            re.search(r"^cuda\s*(?::[^=\n]*)?=\s*['\"]\d", text, re.MULTILINE)
+            and Path(c, "lib", "libtorch_cuda.so").is_file()
+        ):
             return Path(c)
-    wheels = [os.environ["TORCHBUILD_TEST_CUDA_WHEEL"]] if os.environ.get("TORCHBUILD_TEST_CUDA_WHEEL") else \
-        sorted(glob.glob("/opt/pypi-more/files/torch-2.14.1-cp3*-manylinux_2_28_x86_64.whl"))
+    wheels = (
+        [os.environ["TORCHBUILD_TEST_CUDA_WHEEL"]]
+        if os.environ.get("TORCHBUILD_TEST_CUDA_WHEEL")
+        else sorted(glob.glob("/opt/pypi-more/files/torch-2.14.1-cp3*-manylinux_2_28_x86_64.whl"))
+    )
     for w in wheels:
         if not zipfile.is_zipfile(w):
             continue
         site = tmp_path_factory.mktemp("cuda-wheel") / "site-packages"
         with zipfile.ZipFile(w) as zf:
-            names = [n for n in zf.namelist()
-                     if n.startswith("torch/lib/") or n == "torch/version.py" or ".dist-info/" in n]
+            names = [
+                n for n in zf.namelist() if n.startswith("torch/lib/") or n == "torch/version.py" or ".dist-info/" in n
+            ]
             zf.extractall(site, members=names)
         return site / "torch"
-    pytest.skip("no CUDA torch to read (set TORCHBUILD_TEST_CUDA_TORCH to a torch 2.14.1+cu130 folder, or "
-                "TORCHBUILD_TEST_CUDA_WHEEL to its wheel)")
+    pytest.skip(
+        "no CUDA torch to read (set TORCHBUILD_TEST_CUDA_TORCH to a torch 2.14.1+cu130 folder, or "
+        "TORCHBUILD_TEST_CUDA_WHEEL to its wheel)"
+    )

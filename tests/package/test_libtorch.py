@@ -52,8 +52,12 @@ def test_package_libtorch_from_the_installed_wheel_is_laid_out_like_the_official
         names = set(zf.namelist())
         assert zf.read("libtorch/build-version").decode().strip() == "2.13.0+cpu"
         assert len(zf.read("libtorch/build-hash").decode().strip()) == 40
-    assert {"libtorch/lib/libtorch_cpu.so", "libtorch/lib/libc10.so", "libtorch/share/cmake/Torch/TorchConfig.cmake",
-            "libtorch/include/torch/script.h"} <= names
+    assert {
+        "libtorch/lib/libtorch_cpu.so",
+        "libtorch/lib/libc10.so",
+        "libtorch/share/cmake/Torch/TorchConfig.cmake",
+        "libtorch/include/torch/script.h",
+    } <= names
     assert "libtorch/lib/libtorch_python.so" not in names
     v = cli("verify", "--libtorch", str(z), "--json", cwd=tmp_path, timeout=1800)
     assert v.returncode == 0, v.stdout[-3000:] + v.stderr[-3000:]
@@ -61,14 +65,28 @@ def test_package_libtorch_from_the_installed_wheel_is_laid_out_like_the_official
 
 
 def test_classify_real_messages():
-    assert classify('  Could not find a package configuration file provided by "Torch" with any of\n')[0] == \
-        "torch_cmake_config_not_found"
-    assert classify("./check: error while loading shared libraries: libc10.so: cannot open shared object file: "
-                    "No such file or directory")[0] == "shared_library_not_found"
+    assert (
+        classify('  Could not find a package configuration file provided by "Torch" with any of\n')[0]
+        == "torch_cmake_config_not_found"
+    )
+    assert (
+        classify(
+            "./check: error while loading shared libraries: libc10.so: cannot open shared object file: "
+            "No such file or directory"
+        )[0]
+        == "shared_library_not_found"
+    )
     assert classify("all good") is None
     # the messages of a CUDA libtorch's CMake config without a toolkit (torch 2.14.1's
     # share/cmake/Caffe2/public/cuda.cmake and Caffe2Config.cmake, read from the wheel)
-    assert classify("CMake Warning at .../Caffe2/public/cuda.cmake:40 (message):\n  PyTorch: CUDA cannot be found.  "
-                    "Depending on whether you are building\n")[0] == "cuda_toolkit_not_found"
-    assert classify("  Your installed Caffe2 version uses CUDA but I cannot find the CUDA libraries.  Please set the")[0] == \
-        "cuda_toolkit_not_found"
+    assert (
+        classify(
+            "CMake Warning at .../Caffe2/public/cuda.cmake:40 (message):\n  PyTorch: CUDA cannot be found.  "
+            "Depending on whether you are building\n"
+        )[0]
+        == "cuda_toolkit_not_found"
+    )
+    assert (
+        classify("  Your installed Caffe2 version uses CUDA but I cannot find the CUDA libraries.  Please set the")[0]
+        == "cuda_toolkit_not_found"
+    )

@@ -18,9 +18,14 @@ def test_policies_come_from_auditwheel_oldest_first():
 
 
 def test_newest_version_per_family_compares_numerically():
-    needs = [{"libc.so.6": ["GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_PRIVATE"]},
-             {"libstdc++.so.6": ["GLIBCXX_3.4.9", "GLIBCXX_3.4.21", "CXXABI_1.3.11", "CXXABI_TM_1"],
-              "libgcc_s.so.1": ["GCC_4.2.0"], "libgomp.so.1": ["OMP_1.0", "GOMP_4.0"]}]
+    needs = [
+        {"libc.so.6": ["GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_PRIVATE"]},
+        {
+            "libstdc++.so.6": ["GLIBCXX_3.4.9", "GLIBCXX_3.4.21", "CXXABI_1.3.11", "CXXABI_TM_1"],
+            "libgcc_s.so.1": ["GCC_4.2.0"],
+            "libgomp.so.1": ["OMP_1.0", "GOMP_4.0"],
+        },
+    ]
     assert newest_versions(needs) == {"GLIBC": "2.17", "GLIBCXX": "3.4.21", "CXXABI": "1.3.11", "GCC": "4.2.0"}
 
 

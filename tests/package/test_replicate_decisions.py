@@ -58,11 +58,15 @@ def test_cuda_2_14_1_keeps_arches_nvcc_flags_and_flags_the_missing_toolkit():
     errors = {f.check for f in rep.findings if f.severity == "error"}
     assert errors == {"cuda_toolkit", "cudnn"}
     # the same text on a machine with CUDA 13.0 and cuDNN 9.24: nothing CUDA-related stands in the way
-    rep2 = replicate(_cfg("torch-2.14.1+cu130.nogpu.show.txt"), **{**MACHINE, "cuda_version": "13.0",
-                                                                       "cudnn_version": "9.24.0", "mkl": True})
+    rep2 = replicate(
+        _cfg("torch-2.14.1+cu130.nogpu.show.txt"),
+        **{**MACHINE, "cuda_version": "13.0", "cudnn_version": "9.24.0", "mkl": True},
+    )
     assert not [f for f in rep2.findings if f.severity in ("error", "warning")]
     # another major CUDA is an error, another minor a warning
-    rep3 = replicate(_cfg("torch-2.14.1+cu130.nogpu.show.txt"), **{**MACHINE, "cuda_version": "12.8", "cudnn_version": "9.24.0"})
+    rep3 = replicate(
+        _cfg("torch-2.14.1+cu130.nogpu.show.txt"), **{**MACHINE, "cuda_version": "12.8", "cudnn_version": "9.24.0"}
+    )
     assert ("cuda_version", "error") in {(f.check, f.severity) for f in rep3.findings}
 
 
@@ -87,11 +91,17 @@ def test_profile_toml_parses_back_to_the_same_profile():
 def test_nvcc_flags_from_cuda_flags():
     assert nvcc_flags_from("-DX -Xfatbin -compress-all -gencode arch=compute_80,code=sm_80") == "-Xfatbin -compress-all"
     assert nvcc_flags_from("-DX") is None
-    assert nvcc_flags_from("-Xfatbin -compress-all --threads 4 --compress-mode=default") == \
-        "-Xfatbin -compress-all --threads 4 --compress-mode=default"
+    assert (
+        nvcc_flags_from("-Xfatbin -compress-all --threads 4 --compress-mode=default")
+        == "-Xfatbin -compress-all --threads 4 --compress-mode=default"
+    )
 
 
 def test_abi_flag_in_cxx_flags_becomes_the_setup_py_variable():
-    text = (DATA / "torch-2.13.0+cpu.show.txt").read_text().replace("CXX_FLAGS= ", "CXX_FLAGS= -D_GLIBCXX_USE_CXX11_ABI=0 ")
+    text = (
+        (DATA / "torch-2.13.0+cpu.show.txt")
+        .read_text()
+        .replace("CXX_FLAGS= ", "CXX_FLAGS= -D_GLIBCXX_USE_CXX11_ABI=0 ")
+    )
     rep = replicate(parse_torch_config(text), **MACHINE)
     assert rep.profile["set"]["_GLIBCXX_USE_CXX11_ABI"] == "0"

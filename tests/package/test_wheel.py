@@ -33,8 +33,12 @@ def make_build_venv(dest: Path) -> Path:
     byte-compiling alone can take minutes on a loaded 2-core machine."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(dest)], check=True, timeout=900)
     py = dest / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "setuptools", "wheel", "pip"],
-                   check=True, timeout=1800, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "setuptools", "wheel", "pip"],
+        check=True,
+        timeout=1800,
+        capture_output=True,
+    )
     return py
 
 
@@ -43,16 +47,29 @@ def built_wheel(tmp_path_factory, cli):
     base = tmp_path_factory.mktemp("pkgwheel")
     venv_py = make_build_venv(base / "venv")
     tree = make_minitorch(base / "pytorch", version="2.8.0")
-    r = cli("build", str(tree), "--python", str(venv_py), "--profile", "release", "--no-cuda", "--cache", "none",
-            "--no-install", "--json", timeout=3600)
+    r = cli(
+        "build",
+        str(tree),
+        "--python",
+        str(venv_py),
+        "--profile",
+        "release",
+        "--no-cuda",
+        "--cache",
+        "none",
+        "--no-install",
+        "--json",
+        timeout=3600,
+    )
     assert r.returncode == 0, r.stderr[-4000:]
     whl = next((tree / ".torchbuild" / "dist").glob("torch-*.whl"))
     return tree, whl
 
 
 def _auditwheel_policy(whl: Path) -> str | None:
-    proc = subprocess.run([sys.executable, "-m", "auditwheel", "show", str(whl)], capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditwheel", "show", str(whl)], capture_output=True, text=True, timeout=300
+    )
     m = re.search(r'consistent with the\s+following platform tag:\s+"([^"]+)"', proc.stdout.replace("\n", " "))
     return m.group(1) if m else None
 
@@ -96,8 +113,9 @@ def test_wheel_installs_in_a_fresh_venv_elsewhere_and_verifies(built_wheel, cli,
     r = cli("package", "wheel", str(tree), "--output-dir", str(tmp_path / "o"), "--json")
     assert r.returncode == 0, r.stderr[-3000:]
     venv = make_build_venv(tmp_path / "fresh")
-    subprocess.run([str(venv), "-m", "pip", "install", "-q", "--no-deps", r.json["wheel"]], check=True, timeout=1800,
-                   cwd=tmp_path)
+    subprocess.run(
+        [str(venv), "-m", "pip", "install", "-q", "--no-deps", r.json["wheel"]], check=True, timeout=1800, cwd=tmp_path
+    )
     v = cli("verify", "--python", str(venv), "--expect-cuda", "cpu", "--json", cwd=tmp_path)
     assert v.returncode == 0, v.stdout[-3000:] + v.stderr[-3000:]
 
@@ -162,6 +180,12 @@ def test_build_string_and_requirements():
 
     assert build_string("3.8", 0, "11.0.221", "8.0.5") == "py3.8_cuda11.0.221_cudnn8.0.5_0"  # seed 003
     assert build_string("3.11", 2, None, None) == "py3.11_cpu_2"
-    assert conda_requirements(["filelock", "typing-extensions>=4.10.0", 'opt-einsum>=3.3; extra == "opt-einsum"',
-                               'nvidia-cublas==13.0.0.19; platform_system == "Linux"',
-                               'triton==3.5.0; platform_system == "Linux"']) == ["filelock", "typing_extensions >=4.10.0"]
+    assert conda_requirements(
+        [
+            "filelock",
+            "typing-extensions>=4.10.0",
+            'opt-einsum>=3.3; extra == "opt-einsum"',
+            'nvidia-cublas==13.0.0.19; platform_system == "Linux"',
+            'triton==3.5.0; platform_system == "Linux"',
+        ]
+    ) == ["filelock", "typing_extensions >=4.10.0"]

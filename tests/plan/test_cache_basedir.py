@@ -10,8 +10,16 @@ from torchbuild.facts.model import Tool
 
 
 def settings(tool: str, kind: str, tools: dict | None = None, mode: str = "wheel"):
-    return cache_settings(tool=tool, tool_source="--cache", tools=tools or {tool: Tool(f"/usr/bin/{tool}", "4.7.5")},
-                          kind=kind, mode=mode, cuda=False, jobs=2, jobs_from_user=False)
+    return cache_settings(
+        tool=tool,
+        tool_source="--cache",
+        tools=tools or {tool: Tool(f"/usr/bin/{tool}", "4.7.5")},
+        kind=kind,
+        mode=mode,
+        cuda=False,
+        jobs=2,
+        jobs_from_user=False,
+    )
 
 
 def test_ccache_base_dir_is_the_tree_and_extension_builds_drop_hash_dir():

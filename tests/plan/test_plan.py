@@ -43,21 +43,42 @@ def pytorch_facts(*, gpus: list[GPU] | None = None, cuda: bool = True, tools: di
         os=OSInfo(system="Linux", machine="x86_64", libc="glibc", libc_version="2.36"),
         python=PythonInfo(version="3.11.7", executable="/usr/bin/python3"),
         tools=tools if tools is not None else {"ccache": Tool("/usr/bin/ccache", "4.8")},
-        cuda=CudaToolkit(home="/usr/local/cuda-13.0", nvcc="/usr/local/cuda-13.0/bin/nvcc", version="13.0",
-                         full_version="13.0.88", found_by="nvcc on PATH") if cuda else None,
+        cuda=CudaToolkit(
+            home="/usr/local/cuda-13.0",
+            nvcc="/usr/local/cuda-13.0/bin/nvcc",
+            version="13.0",
+            full_version="13.0.88",
+            found_by="nvcc on PATH",
+        )
+        if cuda
+        else None,
         gpus=gpus or [],
         resources=Resources(cpu_count=16, memory_total_bytes=128 << 30, memory_available_bytes=120 << 30),
-        source=SourceTree(path="/src/pytorch", kind="pytorch", frontend="setup.py", name="torch", version="2.13.0a0",
-                          cmake_options=list(PYTORCH_OPTIONS)),
+        source=SourceTree(
+            path="/src/pytorch",
+            kind="pytorch",
+            frontend="setup.py",
+            name="torch",
+            version="2.13.0a0",
+            cmake_options=list(PYTORCH_OPTIONS),
+        ),
     )
 
 
 def extension_facts(*, torch_cuda: str | None = None, env_vars: list[str] | None = None) -> Facts:
     f = pytorch_facts(cuda=True)
     f.torch = InstalledTorch(version="2.13.0+cpu" if not torch_cuda else "2.14.1+cu130", cuda=torch_cuda)
-    f.source = SourceTree(path="/cache/torch_scatter-2.1.2", kind="extension", frontend="setup.py", name="torch_scatter",
-                          version="2.1.2", uses_cpp_extension=True, has_cuda_sources=True, disables_ninja=True,
-                          env_vars=env_vars or ["FORCE_CUDA", "FORCE_ONLY_CUDA", "FORCE_ONLY_CPU", "NVCC_FLAGS"])
+    f.source = SourceTree(
+        path="/cache/torch_scatter-2.1.2",
+        kind="extension",
+        frontend="setup.py",
+        name="torch_scatter",
+        version="2.1.2",
+        uses_cpp_extension=True,
+        has_cuda_sources=True,
+        disables_ninja=True,
+        env_vars=env_vars or ["FORCE_CUDA", "FORCE_ONLY_CUDA", "FORCE_ONLY_CPU", "NVCC_FLAGS"],
+    )
     return f
 
 
@@ -141,7 +162,14 @@ def test_unknown_profile_suggests():
 
 
 def test_user_profile_inherits_and_bad_key_is_reported():
-    user = {"cluster": {"inherits": "release", "arch": ["8.0", "9.0+PTX"], "set": {"USE_CUDNN": "1"}, "_file": "/x/torchbuild.toml"}}
+    user = {
+        "cluster": {
+            "inherits": "release",
+            "arch": ["8.0", "9.0+PTX"],
+            "set": {"USE_CUDNN": "1"},
+            "_file": "/x/torchbuild.toml",
+        }
+    }
     plan = make_plan(pytorch_facts(), Intent(jobs=2, profile="cluster"), user_profiles=user)
     assert plan.mode.value == "wheel" and plan.arch_list.value == ["8.0", "9.0+PTX"]
     assert plan.env_values()["TORCH_NVCC_FLAGS"] == "-Xfatbin -compress-all"
@@ -158,8 +186,13 @@ def test_profile_cycle_is_an_error():
 
 
 def test_cmake_cache_difference_means_reconfigure():
-    cache = {"USE_CUDA": "ON", "BUILD_TEST": "ON", "CMAKE_BUILD_TYPE": "Release",
-             "CMAKE_CXX_COMPILER_LAUNCHER": "/usr/bin/ccache", "TORCH_CUDA_ARCH_LIST": "9.0+PTX"}
+    cache = {
+        "USE_CUDA": "ON",
+        "BUILD_TEST": "ON",
+        "CMAKE_BUILD_TYPE": "Release",
+        "CMAKE_CXX_COMPILER_LAUNCHER": "/usr/bin/ccache",
+        "TORCH_CUDA_ARCH_LIST": "9.0+PTX",
+    }
     plan = make_plan(pytorch_facts(gpus=[H100]), Intent(jobs=2), cmake_cache=cache)
     assert [(d.name, d.cached, d.planned) for d in plan.reconfigure] == [("BUILD_TEST", "ON", "0")]
     same = dict(cache, BUILD_TEST="OFF")
@@ -200,7 +233,7 @@ def test_arch_with_no_cuda_conflicts():
 def test_export_formats_roundtrip_the_environment():
     plan = make_plan(extension_facts(), Intent(jobs=2))
     sh = plan.export("sh")
-    assert "export MAX_JOBS=2" in sh and "--no-build-isolation" in sh and 'WHEEL=$(ls -t' in sh
+    assert "export MAX_JOBS=2" in sh and "--no-build-isolation" in sh and "WHEEL=$(ls -t" in sh
     dotenv = plan.export("dotenv")
     assert "MAX_JOBS=2\n" in dotenv and "FORCE_CUDA=0\n" in dotenv
     bat = plan.export("bat")
@@ -226,7 +259,12 @@ def test_libtorch_mode_is_a_cmake_ninja_build_with_python_off():
     plan = make_plan(pytorch_facts(gpus=[H100]), Intent(jobs=4, mode="libtorch", build_type="debug"))
     configure, build = plan.commands
     assert configure.argv[:2] == ["cmake", "-S"] and "-G" in configure.argv and "Ninja" in configure.argv
-    for d in ("-DBUILD_SHARED_LIBS=ON", "-DCMAKE_BUILD_TYPE=Debug", "-DBUILD_PYTHON=OFF", "-DTORCH_CUDA_ARCH_LIST=9.0+PTX"):
+    for d in (
+        "-DBUILD_SHARED_LIBS=ON",
+        "-DCMAKE_BUILD_TYPE=Debug",
+        "-DBUILD_PYTHON=OFF",
+        "-DTORCH_CUDA_ARCH_LIST=9.0+PTX",
+    ):
         assert d in configure.argv
     assert build.argv[:4] == ["cmake", "--build", plan.build_dir, "--target"] and build.argv[-2:] == ["-j", "4"]
     assert plan.install.value is False
@@ -236,7 +274,9 @@ def test_libtorch_mode_is_a_cmake_ninja_build_with_python_off():
 
 def test_cache_none_turns_pytorchs_own_ccache_pickup_off():
     f = pytorch_facts(gpus=[H100])
-    f.source.cmake_options.append(CMakeOption("USE_CCACHE", "ON", "Attempt using CCache to wrap the compilation", "UNIX", "OFF"))
+    f.source.cmake_options.append(
+        CMakeOption("USE_CCACHE", "ON", "Attempt using CCache to wrap the compilation", "UNIX", "OFF")
+    )
     env = make_plan(f, Intent(jobs=2, cache="none")).env_values()
     assert env["USE_CCACHE"] == "0" and not any(k.endswith("_COMPILER_LAUNCHER") for k in env)
     env = make_plan(f, Intent(jobs=2, cache="ccache")).env_values()

@@ -38,7 +38,9 @@ def test_cpu_wheel_2_13():
     assert cfg.cpu_capability == "AVX512" and cfg.openmp == "201511" and cfg.mkldnn == "3.12.0"
     assert cfg.mkl and cfg.mkl.startswith("Intel(R) oneAPI Math Kernel Library")
     # CXX_FLAGS holds spaces; CUDA_FLAGS holds commas: both must stay whole
-    assert cfg.setting("CXX_FLAGS").startswith("-fvisibility-inlines-hidden") and "-Wall -Wextra" in cfg.setting("CXX_FLAGS")
+    assert cfg.setting("CXX_FLAGS").startswith("-fvisibility-inlines-hidden") and "-Wall -Wextra" in cfg.setting(
+        "CXX_FLAGS"
+    )
     assert cfg.setting("CUDA_FLAGS").endswith("-DC10_NODEPRECATED")
     assert list(cfg.build_settings)[0] == "BLAS_INFO" and list(cfg.build_settings)[-1] == "USE_XPU"
     assert "NNPACK is enabled" in cfg.bullets
@@ -86,8 +88,21 @@ def test_installed_torch_live():
 
 @pytest.mark.parametrize(
     "value,expected",
-    [("ON", True), ("1", True), ("y", True), ("True", True), ("2", True), ("OFF", False), ("0", False),
-     ("", False), ("n", False), ("CUDNN-NOTFOUND", False), ("NOTFOUND", False), (None, None), ("mkl", None)],
+    [
+        ("ON", True),
+        ("1", True),
+        ("y", True),
+        ("True", True),
+        ("2", True),
+        ("OFF", False),
+        ("0", False),
+        ("", False),
+        ("n", False),
+        ("CUDNN-NOTFOUND", False),
+        ("NOTFOUND", False),
+        (None, None),
+        ("mkl", None),
+    ],
 )
 def test_cmake_bool(value, expected):
     assert cmake_bool(value) is expected

@@ -91,34 +91,77 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 def ext_python(tmp_path_factory) -> Path:
     """A venv that sees the suite's torch, with both extensions installed."""
     base = tmp_path_factory.mktemp("ext")
-    tiny = _write(base / "tiny", {"setup.py": TINY_SETUP, "tb_tiny_ext/__init__.py": "import torch\nfrom . import _C\n",
-                                  "csrc/twice.cpp": TINY_CPP})
-    broken = _write(base / "broken", {"setup.py": BROKEN_SETUP,
-                                      "tb_broken_ext/__init__.py": "import torch\nfrom . import _C\n",
-                                      "csrc/mod.cpp": BROKEN_CPP})
+    tiny = _write(
+        base / "tiny",
+        {
+            "setup.py": TINY_SETUP,
+            "tb_tiny_ext/__init__.py": "import torch\nfrom . import _C\n",
+            "csrc/twice.cpp": TINY_CPP,
+        },
+    )
+    broken = _write(
+        base / "broken",
+        {
+            "setup.py": BROKEN_SETUP,
+            "tb_broken_ext/__init__.py": "import torch\nfrom . import _C\n",
+            "csrc/mod.cpp": BROKEN_CPP,
+        },
+    )
     stub = base / "stub"
     stub.mkdir()
     (stub / "stub.c").write_text("int tb_cuda_stub(void) { return 0; }\n")
-    subprocess.run(["gcc", "-shared", "-fPIC", "-Wl,-soname,libtorch_cuda.so", "-o", str(stub / "libtorch_cuda.so"),
-                    str(stub / "stub.c")], check=True, timeout=60)
+    subprocess.run(
+        [
+            "gcc",
+            "-shared",
+            "-fPIC",
+            "-Wl,-soname,libtorch_cuda.so",
+            "-o",
+            str(stub / "libtorch_cuda.so"),
+            str(stub / "stub.c"),
+        ],
+        check=True,
+        timeout=60,
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(TB_STUB_DIR=str(stub), MAX_JOBS="2")
     dist = base / "dist"
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", str(dist),
-                           str(tiny), str(broken)], env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-build-isolation",
+            "--no-deps",
+            "-w",
+            str(dist),
+            str(tiny),
+            str(broken),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     python = overlay_venv(base / "venv")
     wheels = sorted(str(p) for p in dist.glob("*.whl"))
     assert len(wheels) == 2
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", *wheels], check=True, timeout=300,
-                   capture_output=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", *wheels], check=True, timeout=300, capture_output=True
+    )
     return python
 
 
 def test_installed_torch_passes_with_matching_expectations():
     cfg_type = torch.__config__.show().split("BUILD_TYPE=")[1].split(",")[0]
-    expect = Expectations(version=torch.__version__.split("+")[0], cuda=torch.version.cuda or "",
-                          cxx11_abi=torch._C._GLIBCXX_USE_CXX11_ABI, build_type=cfg_type.lower())
+    expect = Expectations(
+        version=torch.__version__.split("+")[0],
+        cuda=torch.version.cuda or "",
+        cxx11_abi=torch._C._GLIBCXX_USE_CXX11_ABI,
+        build_type=cfg_type.lower(),
+    )
     report = verify_torch(sys.executable, expect)
     assert report.ok, report.failed
     ids = [c.id for c in report.checks]
@@ -169,7 +212,9 @@ def test_missing_python_is_a_usage_error():
 
 def test_built_extension_passes(ext_python):
     smoke = "t = torch.ops.tb_tiny_ext.twice(torch.tensor([1.0, 2.5]))\nassert t.tolist() == [2.0, 5.0], t"
-    report = verify_extension(str(ext_python), "tb_tiny_ext", smoke=smoke, expect=Expectations(cuda=torch.version.cuda or ""))
+    report = verify_extension(
+        str(ext_python), "tb_tiny_ext", smoke=smoke, expect=Expectations(cuda=torch.version.cuda or "")
+    )
     assert report.ok, report.failed
     for check_id in ("import", "ext_import", "ext_ldd", "ext_libtorch", "ext_cuda", "ext_abi", "smoke"):
         assert report.check(check_id) is not None and report.check(check_id).ok, check_id
@@ -178,14 +223,19 @@ def test_built_extension_passes(ext_python):
     info = next(iter(files.values()))
     assert "libc10.so" in info["needed"]
     assert os.path.dirname(os.path.realpath(info["ldd"]["libc10.so"])) == TORCH_LIB
-    assert report.facts["mapped_torch_libs"] and all(os.path.dirname(os.path.realpath(p)) == TORCH_LIB
-                                                      for p in report.facts["mapped_torch_libs"])
+    assert report.facts["mapped_torch_libs"] and all(
+        os.path.dirname(os.path.realpath(p)) == TORCH_LIB for p in report.facts["mapped_torch_libs"]
+    )
     if torch._C._GLIBCXX_USE_CXX11_ABI:
         assert report.facts["ext_cxx11_symbols"] > 0  # it takes std::string (c10 schema strings)
 
 
 def test_failing_smoke_is_reported(ext_python):
-    report = verify_extension(str(ext_python), "tb_tiny_ext", smoke="assert torch.ops.tb_tiny_ext.twice(torch.tensor([1.0])).tolist() == [3.0]")
+    report = verify_extension(
+        str(ext_python),
+        "tb_tiny_ext",
+        smoke="assert torch.ops.tb_tiny_ext.twice(torch.tensor([1.0])).tolist() == [3.0]",
+    )
     smoke = report.check("smoke")
     assert not report.ok and not smoke.ok and "AssertionError" in smoke.message
     assert report.check("ext_import").ok
@@ -214,7 +264,9 @@ def test_missing_extension_module(ext_python):
 def test_cuda_wheel_without_gpu(cuda_torch_python):
     """torch 2.14.1+cu130 from PyPI on this GPU-less machine: everything resolves (libcuda.so.1,
     the driver's, is only a note); a wrong CUDA and a missing PTX arch fail."""
-    report = verify_torch(str(cuda_torch_python), Expectations(cuda="12.8", arch_list=["8.6", "9.0+PTX"], cxx11_abi=True))
+    report = verify_torch(
+        str(cuda_torch_python), Expectations(cuda="12.8", arch_list=["8.6", "9.0+PTX"], cxx11_abi=True)
+    )
     assert report.facts["cuda"] == "13.0" and report.facts["cuda_available"] is False
     assert "8.6" in report.facts["config"]["arch_list"]
     assert not report.check("cuda").ok and "13.0" in report.check("cuda").message

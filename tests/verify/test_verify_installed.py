@@ -39,8 +39,12 @@ def _venv(path: Path) -> Path:
     # no pip of its own (ensurepip is slow on a loaded machine): pip --python installs into it
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=300)
     py = path / "bin" / "python"
-    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
+    site = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     Path(site, "tb_torch_site.pth").write_text(TORCH_SITE + "\n")
     return py
 
@@ -50,8 +54,12 @@ def _pip(python: Path) -> list[str]:
 
 
 def _verify_json(python: Path, *extra: str) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "torchbuild", "verify", "--python", str(python), "--json", *extra],
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchbuild", "verify", "--python", str(python), "--json", *extra],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     return json.loads(proc.stdout)
 
@@ -62,21 +70,29 @@ def dep_python(tmp_path_factory) -> Path:
     pkg = base / "pkg"
     (pkg / "tb_needs_dep").mkdir(parents=True)
     (pkg / "tb_needs_dep" / "__init__.py").write_text(f"import {DEP}  # a runtime dependency\nfrom . import _C\n")
-    (pkg / "tb_needs_dep" / "_C.c").write_text(textwrap.dedent("""
+    (pkg / "tb_needs_dep" / "_C.c").write_text(
+        textwrap.dedent("""
         #include <Python.h>
         static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "_C", NULL, -1, NULL};
         PyMODINIT_FUNC PyInit__C(void) { return PyModule_Create(&def); }
-    """))
-    (pkg / "setup.py").write_text(textwrap.dedent(f"""
+    """)
+    )
+    (pkg / "setup.py").write_text(
+        textwrap.dedent(f"""
         from setuptools import setup, Extension
         lib = {TORCH_LIB!r}
         setup(name="tb-needs-dep", version="0.1.0", packages=["tb_needs_dep"],
               ext_modules=[Extension("tb_needs_dep._C", ["tb_needs_dep/_C.c"], library_dirs=[lib],
                                      runtime_library_dirs=[lib], extra_link_args=["-Wl,--no-as-needed", "-lc10"])])
-    """))
+    """)
+    )
     py = _venv(base / "venv")
-    proc = subprocess.run([*_pip(py), "install", "-q", "--no-build-isolation", "--no-deps", str(pkg)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [*_pip(py), "install", "-q", "--no-build-isolation", "--no-deps", str(pkg)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     return py
 
@@ -112,8 +128,12 @@ def _torchvision_for_another_torch() -> str:
 @pytest.fixture(scope="module")
 def tv_python(tmp_path_factory) -> Path:
     py = _venv(tmp_path_factory.mktemp("tv") / "venv")
-    proc = subprocess.run([*_pip(py), "install", "-q", "--no-deps", f"torchvision=={_torchvision_for_another_torch()}"],
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [*_pip(py), "install", "-q", "--no-deps", f"torchvision=={_torchvision_for_another_torch()}"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if proc.returncode != 0:
         pytest.skip("torchvision could not be installed from PyPI: " + proc.stderr[-500:])
     return py
@@ -135,12 +155,22 @@ def test_import_failures_are_named_by_the_diagnose_knowledge():
     ext = ExtensionInfo("torch_scatter", "torch-scatter", "2.1.2", "torch", ("libcudart.so.12",))
     f = explain_import_failure(
         "OSError: /x/site-packages/torch_scatter/_version_cuda.so: undefined symbol: _ZNK3c107SymBool10guard_boolEPKcl",
-        ext, torch_version="2.13.0+cpu", torch_cuda=None, torch_abi=True)
+        ext,
+        torch_version="2.13.0+cpu",
+        torch_cuda=None,
+        torch_abi=True,
+    )
     assert f.cause_id == "torch_extension_mismatch"
     assert "torch-scatter 2.1.2" in f.message and "torch 2.13.0+cpu" in f.message
-    f = explain_import_failure("ModuleNotFoundError: No module named 'scipy'", ext, torch_version="2.13.0",
-                               torch_cuda=None, torch_abi=True)
+    f = explain_import_failure(
+        "ModuleNotFoundError: No module named 'scipy'", ext, torch_version="2.13.0", torch_cuda=None, torch_abi=True
+    )
     assert f.cause_id == "python_dependency_missing" and "pip install scipy" in f.fix
-    f = explain_import_failure("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
-                               ext, torch_version="2.13.0", torch_cuda=None, torch_abi=True)
+    f = explain_import_failure(
+        "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
+        ext,
+        torch_version="2.13.0",
+        torch_cuda=None,
+        torch_abi=True,
+    )
     assert f.cause_id == "shared_library_not_found"

@@ -78,9 +78,17 @@ class BuildResult:
     def to_json_dict(self) -> dict[str, Any]:
         """``{"status", "source", "plan", "wheel", "record", "log", "seconds"}`` (+ verify,
         diagnosis)."""
-        return {"status": self.status, "source": self.source, "plan": self.plan, "wheel": self.wheel,
-                "record": self.record, "log": self.log, "seconds": round(self.seconds, 3),
-                "verify": self.verify, "diagnosis": self.diagnosis}
+        return {
+            "status": self.status,
+            "source": self.source,
+            "plan": self.plan,
+            "wheel": self.wheel,
+            "record": self.record,
+            "log": self.log,
+            "seconds": round(self.seconds, 3),
+            "verify": self.verify,
+            "diagnosis": self.diagnosis,
+        }
 
 
 def prepare(req: BuildRequest) -> tuple[ResolvedSource, Facts, Plan]:
@@ -100,7 +108,8 @@ def prepare(req: BuildRequest) -> tuple[ResolvedSource, Facts, Plan]:
             f"{resolved.path} is not a source tree torchbuild can build: no PyTorch tree (setup.py or pyproject.toml "
             "with version.txt, c10/ and torch/) and no extension package (a setup.py or CMakeLists.txt that uses "
             "torch.utils.cpp_extension or find_package(Torch)).",
-            fix="point SOURCE at the root of a PyTorch checkout or of an extension package.")
+            fix="point SOURCE at the root of a PyTorch checkout or of an extension package.",
+        )
     if src.kind == "pytorch":
         from .system_probe import add_system_libs
 
@@ -142,7 +151,9 @@ def _wheel_modules(wheel: Path) -> list[str]:
         for n in zf.namelist():
             if n.endswith(".dist-info/top_level.txt"):
                 return [l.strip() for l in zf.read(n).decode().splitlines() if l.strip()]
-        tops = {n.split("/")[0] for n in zf.namelist() if "/" in n and not n.split("/")[0].endswith((".dist-info", ".data"))}
+        tops = {
+            n.split("/")[0] for n in zf.namelist() if "/" in n and not n.split("/")[0].endswith((".dist-info", ".data"))
+        }
         return sorted(t for t in tops if t.isidentifier())
 
 
@@ -159,28 +170,42 @@ def build(req: BuildRequest) -> BuildResult:
     t0 = time.monotonic()
     resolved, facts, plan = prepare(req)
     tree = resolved.path
-    findings = doctor_check(facts, wants_cuda=bool(plan.cuda.value), arch_list=plan.arch_list.value,
-                            build=plan.mode.value, system_libs=req.intent.system_libs,
-                            options={k: str(s.value) for k, s in plan.options.items()})
+    findings = doctor_check(
+        facts,
+        wants_cuda=bool(plan.cuda.value),
+        arch_list=plan.arch_list.value,
+        build=plan.mode.value,
+        system_libs=req.intent.system_libs,
+        options={k: str(s.value) for k, s in plan.options.items()},
+    )
     render_findings(findings, title="doctor")
     errors = [f for f in findings if f.severity == "error"]
     if errors and not req.force:
         raise DoctorFailedError(
             f"doctor found {len(errors)} error{'s' if len(errors) > 1 else ''} (listed above); nothing was compiled.",
-            fix="apply the fixes above and run the same command again, or pass --force to build anyway.")
+            fix="apply the fixes above and run the same command again, or pass --force to build anyway.",
+        )
     render_plan(plan)
 
     stem = timestamp()
     log_path, log = open_new_log(tree / ".torchbuild" / "logs", stem)
     console.print(f"log: {log_path}", markup=False)
     env = plan.environment(os.environ)
-    record: dict[str, Any] = {"source": {"spec": req.source, "path": str(tree), "origin": resolved.origin,
-                                         "sdist": str(resolved.sdist) if resolved.sdist else None,
-                                         "git_sha": facts.source.git_sha if facts.source else None,
-                                         "submodules": [{"path": s.path, "sha": s.sha} for s in (facts.source.submodules if facts.source else [])]},
-                              "plan": plan.to_dict(), "facts": facts.to_dict(),
-                              "doctor": [f.to_dict() for f in findings],
-                              "log": str(log_path), "started": stem}
+    record: dict[str, Any] = {
+        "source": {
+            "spec": req.source,
+            "path": str(tree),
+            "origin": resolved.origin,
+            "sdist": str(resolved.sdist) if resolved.sdist else None,
+            "git_sha": facts.source.git_sha if facts.source else None,
+            "submodules": [{"path": s.path, "sha": s.sha} for s in (facts.source.submodules if facts.source else [])],
+        },
+        "plan": plan.to_dict(),
+        "facts": facts.to_dict(),
+        "doctor": [f.to_dict() for f in findings],
+        "log": str(log_path),
+        "started": stem,
+    }
     cache_session = None
     try:
         _prepare_tree(plan, tree, stem, log)
@@ -188,8 +213,9 @@ def build(req: BuildRequest) -> BuildResult:
             from .workarounds import apply_workarounds
 
             record["workarounds"] = apply_workarounds(plan.workarounds, tree, log)
-        cache_session = compile_cache.start_session(plan.cache_setup, env, tree, compilers=compile_cache.compilers_of(facts),
-                                                    log=log)
+        cache_session = compile_cache.start_session(
+            plan.cache_setup, env, tree, compilers=compile_cache.compilers_of(facts), log=log
+        )
         if cache_session is not None:
             cache_session.watch(log)  # a shared sccache backend that goes away mid-build: switch to the local cache
         tracker = ProgressTracker()
@@ -202,8 +228,10 @@ def build(req: BuildRequest) -> BuildResult:
             if "{wheel}" in argv:
                 wheel = _newest_wheel(Path(plan.wheel_dir or tree), since=build_start)
                 if wheel is None:
-                    raise BuildFailedError(f"the build reported success but left no wheel in {plan.wheel_dir}.",
-                                           fix=f"look at the log: {log_path}")
+                    raise BuildFailedError(
+                        f"the build reported success but left no wheel in {plan.wheel_dir}.",
+                        fix=f"look at the log: {log_path}",
+                    )
                 argv = [str(wheel) if a == "{wheel}" else a for a in argv]
                 if cmd.phase == "install" and plan.kind == "extension":
                     record["progress"] = ext_progress.record_entry(progress, tracker)
@@ -228,14 +256,21 @@ def build(req: BuildRequest) -> BuildResult:
     record["phases"] = {k: round(v, 3) for k, v in tracker.phase_times.items()}
     artifacts = []
     if wheel is not None:
-        artifacts.append({"kind": "wheel", "path": str(wheel), "sha256": sha256_file(wheel), "bytes": wheel.stat().st_size})
+        artifacts.append(
+            {"kind": "wheel", "path": str(wheel), "sha256": sha256_file(wheel), "bytes": wheel.stat().st_size}
+        )
     record["artifacts"] = artifacts
     verify_dict = None
     verify_ok = True
-    if (req.verify and plan.install.value and plan.incremental and plan.incremental.value and tracker.no_work
-            and _previous_verified(tree)):
-        verify_dict = {"skipped": "nothing was rebuilt since the last successful build, which was verified",
-                       "ok": True}
+    if (
+        req.verify
+        and plan.install.value
+        and plan.incremental
+        and plan.incremental.value
+        and tracker.no_work
+        and _previous_verified(tree)
+    ):
+        verify_dict = {"skipped": "nothing was rebuilt since the last successful build, which was verified", "ok": True}
         console.print("verify: skipped, nothing was rebuilt since the last successful (verified) build", markup=False)
     elif req.verify and plan.install.value:
         report = _verify(plan, facts, wheel)
@@ -246,35 +281,60 @@ def build(req: BuildRequest) -> BuildResult:
     record["outcome"] = "ok" if verify_ok else "verify_failed"
     record["seconds"] = round(seconds, 3)
     record_path = write_record(tree, stem, record)
-    res = BuildResult("ok" if verify_ok else "failed", str(tree), plan.to_dict(), str(wheel) if wheel else None,
-                      str(record_path), str(log_path), seconds, verify=verify_dict)
+    res = BuildResult(
+        "ok" if verify_ok else "failed",
+        str(tree),
+        plan.to_dict(),
+        str(wheel) if wheel else None,
+        str(record_path),
+        str(log_path),
+        seconds,
+        verify=verify_dict,
+    )
     if not verify_ok:
-        vexc = VerifyFailedError(f"the build finished but verification failed (record: {record_path}).",
-                                 fix="see the failed checks above.")
+        vexc = VerifyFailedError(
+            f"the build finished but verification failed (record: {record_path}).", fix="see the failed checks above."
+        )
         vexc.result = res  # type: ignore[attr-defined]
         raise vexc
     cache_line = compile_cache.summary_line(record.get("compile_cache"))
     console.print("built", style="green", end=" ", markup=False)
-    console.print(f"{tree.name} in {seconds:.0f} s" + (f" · {cache_line}" if cache_line else "")
-                  + (f"\nwheel: {wheel}" if wheel else "") + f"\nrecord: {record_path}\nlog: {log_path}", markup=False)
+    console.print(
+        f"{tree.name} in {seconds:.0f} s"
+        + (f" · {cache_line}" if cache_line else "")
+        + (f"\nwheel: {wheel}" if wheel else "")
+        + f"\nrecord: {record_path}\nlog: {log_path}",
+        markup=False,
+    )
     return res
 
 
-def _check_deps(plan: Plan, facts: Facts, wheel: Path, tree: Path, env: dict[str, str], log: Any,
-                record: dict[str, Any], stem: str, t0: float) -> runtime_deps.RuntimeDeps:
+def _check_deps(
+    plan: Plan,
+    facts: Facts,
+    wheel: Path,
+    tree: Path,
+    env: dict[str, str],
+    log: Any,
+    record: dict[str, Any],
+    stem: str,
+    t0: float,
+) -> runtime_deps.RuntimeDeps:
     """:func:`runtime_deps.check` for the wheel about to be installed; on a conflict the
     record says so (outcome ``"failed"``) and the error goes up before anything is installed."""
     from ..errors import RuntimeRequirementsError
 
     try:
-        return runtime_deps.check(plan.python, wheel, facts.torch.version if facts.torch else None,
-                                  tree / ".torchbuild", env, log)
+        return runtime_deps.check(
+            plan.python, wheel, facts.torch.version if facts.torch else None, tree / ".torchbuild", env, log
+        )
     except RuntimeRequirementsError as exc:
         record["runtime_deps"] = {"error": exc.message, "requirements": runtime_deps.wheel_requirements(wheel)}
         record["outcome"] = "failed"
         record["seconds"] = round(time.monotonic() - t0, 3)
-        record["artifacts"] = [{"kind": "wheel", "path": str(wheel), "sha256": sha256_file(wheel),
-                                "bytes": wheel.stat().st_size}]
+        record["artifacts"] = [
+            {"kind": "wheel", "path": str(wheel), "sha256": sha256_file(wheel), "bytes": wheel.stat().st_size}
+        ]
         write_record(tree, stem, record)
         raise
 
@@ -294,8 +354,10 @@ def _prepare_tree(plan: Plan, tree: Path, stem: str, log: Any) -> None:
             moved = cache.with_name(f"CMakeCache.txt.torchbuild-{stem}")
             cache.rename(moved)
             diffs = ", ".join(f"{d.name}: {d.cached} -> {d.planned}" for d in plan.reconfigure)
-            msg = (f"build/CMakeCache.txt disagrees with the plan ({diffs}); CMake would keep the old values, "
-                   f"so it will configure again (old cache kept as {moved.name}).")
+            msg = (
+                f"build/CMakeCache.txt disagrees with the plan ({diffs}); CMake would keep the old values, "
+                f"so it will configure again (old cache kept as {moved.name})."
+            )
             console.print("reconfigure:", style="yellow", end=" ", markup=False)
             console.print(msg, markup=False)
             log.write(f"[torchbuild] reconfigure: {msg}\n".encode())
@@ -316,8 +378,16 @@ def _newest_wheel(folder: Path, since: float) -> Path | None:
     return max(wheels, key=lambda p: p.stat().st_mtime) if wheels else None
 
 
-def _failed(plan: Plan, tree: Path, stem: str, log_path: Path, record: dict[str, Any], tracker: ProgressTracker,
-            rc: int, t0: float) -> BuildResult:
+def _failed(
+    plan: Plan,
+    tree: Path,
+    stem: str,
+    log_path: Path,
+    record: dict[str, Any],
+    tracker: ProgressTracker,
+    rc: int,
+    t0: float,
+) -> BuildResult:
     from ..actions.diagnose_log import diagnose_file, render
 
     log_path_str = str(log_path)
@@ -333,10 +403,22 @@ def _failed(plan: Plan, tree: Path, stem: str, log_path: Path, record: dict[str,
     cause = f" Cause: {first.cause_id}." if first and first.cause_id != "unknown" else ""
     exc = BuildFailedError(
         f"the build failed in phase '{tracker.phase}' (exit {rc}).{cause} Full log: {log_path_str}; record: {record_path}.",
-        fix=(first.fix if first and first.fix else "see the diagnosis above; after fixing, run the same command again "
-             "to continue incrementally."))
-    exc.result = BuildResult("failed", str(tree), plan.to_dict(), None, str(record_path), log_path_str,  # type: ignore[attr-defined]
-                             record["seconds"], diagnosis=record["diagnosis"])
+        fix=(
+            first.fix
+            if first and first.fix
+            else "see the diagnosis above; after fixing, run the same command again to continue incrementally."
+        ),
+    )
+    exc.result = BuildResult(
+        "failed",
+        str(tree),
+        plan.to_dict(),
+        None,
+        str(record_path),
+        log_path_str,  # type: ignore[attr-defined]
+        record["seconds"],
+        diagnosis=record["diagnosis"],
+    )
     raise exc
 
 
@@ -344,9 +426,11 @@ def _verify(plan: Plan, facts: Facts, wheel: Path | None):  # -> VerifyReport
     from .verify import Expectations, verify_extension, verify_torch
 
     if plan.kind == "pytorch":
-        expect = Expectations(cuda=(facts.cuda.version if plan.cuda.value and facts.cuda else ""),
-                              arch_list=plan.arch_list.value if plan.cuda.value else None,
-                              build_type=plan.build_type.value)
+        expect = Expectations(
+            cuda=(facts.cuda.version if plan.cuda.value and facts.cuda else ""),
+            arch_list=plan.arch_list.value if plan.cuda.value else None,
+            build_type=plan.build_type.value,
+        )
         report = verify_torch(plan.python, expect)
     else:
         module = None
@@ -363,8 +447,13 @@ def _verify(plan: Plan, facts: Facts, wheel: Path | None):  # -> VerifyReport
             from .verify import VerifyReport
 
             report = VerifyReport(target="extension", python=plan.python)
-            report.add("import", False, "cannot tell which module the built package provides (no top_level.txt, "
-                       "no importable folder in the wheel)", "verify it by hand: torchbuild verify --extension MODULE")
+            report.add(
+                "import",
+                False,
+                "cannot tell which module the built package provides (no top_level.txt, "
+                "no importable folder in the wheel)",
+                "verify it by hand: torchbuild verify --extension MODULE",
+            )
         else:
             report = verify_extension(plan.python, module, expect=expect, smoke=row.get("smoke") if row else None)
     from ..ui import render_verify

@@ -29,7 +29,9 @@ __all__ = ["diagnose_file", "render", "FULL_SCAN_BYTES", "LogFileError"]
 FULL_SCAN_BYTES = 32 << 20
 
 
-def diagnose_file(path: str | os.PathLike[str], *, all_failures: bool = False, full_scan: bool | None = None) -> Diagnosis:
+def diagnose_file(
+    path: str | os.PathLike[str], *, all_failures: bool = False, full_scan: bool | None = None
+) -> Diagnosis:
     """Diagnose the log at ``path`` (``"-"`` for standard input; gzip/xz/bz2/zstd
     files are decompressed on the fly).
 

@@ -85,7 +85,9 @@ def _parse(text: str) -> list[dict[str, Any]] | None:
     return None
 
 
-def start(tracker: ProgressTracker, plan: Any, tree: Path, env: Mapping[str, str], log: Any | None = None) -> dict[str, Any]:
+def start(
+    tracker: ProgressTracker, plan: Any, tree: Path, env: Mapping[str, str], log: Any | None = None
+) -> dict[str, Any]:
     """Give ``tracker`` the total and the ETA basis for a setuptools build of ``plan``.
 
     Returns the ``progress`` entry being filled for the record (``sources_from``:
@@ -109,8 +111,15 @@ def start(tracker: ProgressTracker, plan: Any, tree: Path, env: Mapping[str, str
         if log is not None:
             log.write(f"\n+ {' '.join(shown)}  (counting sources for the progress line)\n".encode())
         try:
-            proc = subprocess.run(argv, cwd=str(tree), env=dict(env), stdin=subprocess.DEVNULL, capture_output=True,
-                                  text=True, timeout=TIMEOUT_S)
+            proc = subprocess.run(
+                argv,
+                cwd=str(tree),
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT_S,
+            )
         except (OSError, subprocess.SubprocessError):
             return
         exts = _parse(proc.stdout)
@@ -143,6 +152,7 @@ def record_entry(entry: dict[str, Any], tracker: ProgressTracker) -> dict[str, A
     secs = tracker.phase_times.get("python extensions")
     out["compile_seconds"] = round(secs, 3) if secs is not None else None
     if out.get("sources") and out["sources"] != tracker.compiles:
-        console.print(f"progress: counted {tracker.compiles} compiles, expected {out['sources']}", markup=False,
-                      style="dim")
+        console.print(
+            f"progress: counted {tracker.compiles} compiles, expected {out['sources']}", markup=False, style="dim"
+        )
     return out

@@ -54,7 +54,7 @@ class ResolvedSource:
 def looks_like_path(spec: str) -> bool:
     """True when ``spec`` is meant as a path (has a separator, starts with ``.``/``~``,
     or exists)."""
-    return (os.sep in spec or "/" in spec or spec.startswith((".", "~")) or Path(spec).exists())
+    return os.sep in spec or "/" in spec or spec.startswith((".", "~")) or Path(spec).exists()
 
 
 def resolve_source(spec: str, *, python: str, cache: Path | None = None) -> ResolvedSource:
@@ -74,32 +74,41 @@ def resolve_source(spec: str, *, python: str, cache: Path | None = None) -> Reso
     if looks_like_path(spec):
         p = Path(spec).expanduser()
         if not p.exists():
-            raise SourceNotFoundError(f"source {spec!r} does not exist.",
-                                      fix="give the path of a PyTorch checkout or an extension package, "
-                                          "a PyPI requirement such as torch-scatter==2.1.2, or pytorch@<ref>.")
+            raise SourceNotFoundError(
+                f"source {spec!r} does not exist.",
+                fix="give the path of a PyTorch checkout or an extension package, "
+                "a PyPI requirement such as torch-scatter==2.1.2, or pytorch@<ref>.",
+            )
         if p.is_file() and is_archive(p):
             from ..knowledge import compat  # the releases an archive's version must be among
 
             tree = unpack_source(p, cache=cache, known_releases=compat.known_releases())
             return ResolvedSource(tree, "archive", spec, sdist=p.resolve())
         if not p.is_dir():
-            raise UsageError(f"source {spec!r} is a file, not a source tree.",
-                             fix="give the directory that holds setup.py or pyproject.toml, or a source archive "
-                                 "(.tar.gz, .tar.xz, .zip, or a Debian .dsc).")
+            raise UsageError(
+                f"source {spec!r} is a file, not a source tree.",
+                fix="give the directory that holds setup.py or pyproject.toml, or a source archive "
+                "(.tar.gz, .tar.xz, .zip, or a Debian .dsc).",
+            )
         return ResolvedSource(p.resolve(), "directory", spec)
     from packaging.requirements import InvalidRequirement, Requirement  # only for PyPI specs
 
     try:
         req = Requirement(spec)
     except InvalidRequirement:
-        raise SourceNotFoundError(f"source {spec!r} is neither an existing directory nor a PyPI requirement.",
-                                  fix="give a path, a requirement such as torch-scatter==2.1.2, or pytorch@<ref>.") from None
+        raise SourceNotFoundError(
+            f"source {spec!r} is neither an existing directory nor a PyPI requirement.",
+            fix="give a path, a requirement such as torch-scatter==2.1.2, or pytorch@<ref>.",
+        ) from None
     return _fetch_sdist(req, spec, python=python, cache=cache)
 
 
 _NO_DIST = re.compile(r"No matching distribution found|Could not find a version that satisfies", re.I)
-_NET = re.compile(r"Failed to establish a new connection|Temporary failure in name resolution|Network is unreachable|"
-                  r"ConnectTimeout|Max retries exceeded|Could not fetch URL", re.I)
+_NET = re.compile(
+    r"Failed to establish a new connection|Temporary failure in name resolution|Network is unreachable|"
+    r"ConnectTimeout|Max retries exceeded|Could not fetch URL",
+    re.I,
+)
 
 
 def _fetch_sdist(req: Requirement, spec: str, *, python: str, cache: Path) -> ResolvedSource:
@@ -112,13 +121,27 @@ def _fetch_sdist(req: Requirement, spec: str, *, python: str, cache: Path) -> Re
     sdists = cache / "sdists"
     sdists.mkdir(parents=True, exist_ok=True)
     before = {p.name for p in sdists.iterdir()}
-    argv = [python, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--no-build-isolation",
-            "--disable-pip-version-check", "-d", str(sdists), str(req)]
+    argv = [
+        python,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--no-binary",
+        ":all:",
+        "--no-build-isolation",
+        "--disable-pip-version-check",
+        "-d",
+        str(sdists),
+        str(req),
+    ]
     echo_command(argv)
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=900)
     except subprocess.TimeoutExpired:
-        raise FetchError(f"fetching {spec} from PyPI timed out after 900 s.", fix="check the network or the index, then retry.") from None
+        raise FetchError(
+            f"fetching {spec} from PyPI timed out after 900 s.", fix="check the network or the index, then retry."
+        ) from None
     out = proc.stdout + proc.stderr
     saved = re.findall(r"(?:Saved|File was already downloaded) (\S+)", out)
     files = [Path(s) for s in saved] or [sdists / n for n in sorted({p.name for p in sdists.iterdir()} - before)]
@@ -126,15 +149,20 @@ def _fetch_sdist(req: Requirement, spec: str, *, python: str, cache: Path) -> Re
     files = [f for f in files if f.exists() and _is_sdist(f)]
     if not files:
         if _NO_DIST.search(out):
-            raise UnknownPackageError(f"{spec!r}: the package index has no such package or version (with an sdist).",
-                                      fix="check the name and version on PyPI (pip index versions NAME), "
-                                          "or give a local directory.")
+            raise UnknownPackageError(
+                f"{spec!r}: the package index has no such package or version (with an sdist).",
+                fix="check the name and version on PyPI (pip index versions NAME), or give a local directory.",
+            )
         if _NET.search(out):
-            raise FetchError(f"cannot reach the package index to fetch {spec}.",
-                             fix="check the network or pip's index settings, or download the sdist and give its unpacked directory.")
+            raise FetchError(
+                f"cannot reach the package index to fetch {spec}.",
+                fix="check the network or pip's index settings, or download the sdist and give its unpacked directory.",
+            )
         tail = "\n".join(out.strip().splitlines()[-15:])
-        raise FetchError(f"pip could not fetch {spec} (exit {proc.returncode}):\n{tail}",
-                         fix="fix the problem pip names above, then retry.")
+        raise FetchError(
+            f"pip could not fetch {spec} (exit {proc.returncode}):\n{tail}",
+            fix="fix the problem pip names above, then retry.",
+        )
     sdist = files[0]
     path = _unpack(sdist, sources)
     return ResolvedSource(path, "pypi", spec, sdist=sdist)
@@ -153,8 +181,11 @@ def _find_unpacked(sources: Path, name: str, version: str) -> Path | None:
         return None
     want = f"{_norm(name)}-{version}"
     for p in sources.iterdir():
-        if p.is_dir() and _norm(p.name.rsplit("-", 1)[0]) + "-" + p.name.rsplit("-", 1)[-1] == want \
-                and (p / ".torchbuild-unpacked").exists():
+        if (
+            p.is_dir()
+            and _norm(p.name.rsplit("-", 1)[0]) + "-" + p.name.rsplit("-", 1)[-1] == want
+            and (p / ".torchbuild-unpacked").exists()
+        ):
             return p
     return None
 
@@ -170,7 +201,9 @@ def _unpack(sdist: Path, sources: Path) -> Path:
                 for member in zf.namelist():
                     target = (sources / member).resolve()
                     if not str(target).startswith(str(sources.resolve())):
-                        raise FetchError(f"{sdist.name} holds a path outside its folder: {member}.", fix="do not build it.")
+                        raise FetchError(
+                            f"{sdist.name} holds a path outside its folder: {member}.", fix="do not build it."
+                        )
                 zf.extractall(sources)
     else:
         with tarfile.open(sdist) as tf:
@@ -185,7 +218,9 @@ def _unpack(sdist: Path, sources: Path) -> Path:
 
 def _clone_pytorch(spec: str, ref: str, cache: Path) -> ResolvedSource:
     if not ref or not re.fullmatch(r"[A-Za-z0-9._/\-]+", ref):
-        raise UsageError(f"{spec!r}: {ref!r} is not a git ref.", fix="write pytorch@v2.4.0, pytorch@main or pytorch@<sha>.")
+        raise UsageError(
+            f"{spec!r}: {ref!r} is not a git ref.", fix="write pytorch@v2.4.0, pytorch@main or pytorch@<sha>."
+        )
     dest = cache / "sources" / f"pytorch-{ref.replace('/', '_')}"
     if (dest / ".git").exists():
         return ResolvedSource(dest, "git", spec)
@@ -197,18 +232,28 @@ def _clone_pytorch(spec: str, ref: str, cache: Path) -> ResolvedSource:
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=7200)
     except subprocess.TimeoutExpired:
-        raise FetchError(f"cloning {PYTORCH_URL} timed out.", fix="retry, or clone by hand and give the directory.") from None
+        raise FetchError(
+            f"cloning {PYTORCH_URL} timed out.", fix="retry, or clone by hand and give the directory."
+        ) from None
     if proc.returncode != 0:
         err = proc.stderr.strip().splitlines()
         last = err[-1] if err else f"git exited {proc.returncode}"
-        if re.search(r"Could not resolve host|unable to access|Failed to connect|Connection timed out|Network is unreachable",
-                     proc.stderr):
-            raise FetchError(f"cannot clone {PYTORCH_URL}: the network is not reachable from here ({last}).",
-                             fix="clone it where there is network (git clone --recursive), copy it here and give the "
-                                 "directory, or set a mirror with git config url.<mirror>.insteadOf.")
-        raise FetchError(f"git clone of {PYTORCH_URL} at {ref} failed: {last}",
-                         fix="check the ref (a tag such as v2.4.0, a branch, or a commit), then retry.")
+        if re.search(
+            r"Could not resolve host|unable to access|Failed to connect|Connection timed out|Network is unreachable",
+            proc.stderr,
+        ):
+            raise FetchError(
+                f"cannot clone {PYTORCH_URL}: the network is not reachable from here ({last}).",
+                fix="clone it where there is network (git clone --recursive), copy it here and give the "
+                "directory, or set a mirror with git config url.<mirror>.insteadOf.",
+            )
+        raise FetchError(
+            f"git clone of {PYTORCH_URL} at {ref} failed: {last}",
+            fix="check the ref (a tag such as v2.4.0, a branch, or a commit), then retry.",
+        )
     if re.fullmatch(r"[0-9a-f]{7,40}", ref):
         subprocess.run(["git", "-C", str(dest), "checkout", ref], check=False, timeout=600)
-        subprocess.run(["git", "-C", str(dest), "submodule", "update", "--init", "--recursive"], check=False, timeout=7200)
+        subprocess.run(
+            ["git", "-C", str(dest), "submodule", "update", "--init", "--recursive"], check=False, timeout=7200
+        )
     return ResolvedSource(dest, "git", spec)

@@ -39,12 +39,23 @@ WAIT_TOTAL_S = 120.0
 #: gcc, g++, cc, c++, clang, clang++, nvcc, with a target prefix or version suffix, or
 #: torchbuild's wrapper of that name) with ``-c``.
 SETUPTOOLS_COMPILE = re.compile(
-    rb"^(?:\S*/)?(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|nvcc)(?:-[\d.]+)?\s(?:.*\s)?-c\s")
+    rb"^(?:\S*/)?(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|nvcc)(?:-[\d.]+)?\s(?:.*\s)?-c\s"
+)
 PHASES: list[tuple[re.Pattern[bytes], str]] = [
-    (re.compile(rb"^-- (The (C|CXX|CUDA) compiler identification|Configuring done|Build files have been written|Check for working)"), "configure"),
+    (
+        re.compile(
+            rb"^-- (The (C|CXX|CUDA) compiler identification|Configuring done|Build files have been written|Check for working)"
+        ),
+        "configure",
+    ),
     (re.compile(rb"^(Running|\+) cmake |cmake -G|cmake -S|^-- Configuring"), "configure"),
     (re.compile(rb"^running build_ext|^building '"), "python extensions"),
-    (re.compile(rb"^(Installing collected packages|Successfully installed|running develop|Created wheel for|  Building editable)"), "install"),
+    (
+        re.compile(
+            rb"^(Installing collected packages|Successfully installed|running develop|Created wheel for|  Building editable)"
+        ),
+        "install",
+    ),
 ]
 
 
@@ -224,8 +235,10 @@ def open_new_log(directory: Path, stem: str) -> tuple[Path, BinaryIO]:
         directory.mkdir(parents=True, exist_ok=True)
         _ignore_in_git(directory.parent)
     except OSError as exc:
-        raise UsageError(f"cannot create the log folder {directory}: {exc.strerror}.",
-                         fix="make the source tree writable, or copy it somewhere writable.") from exc
+        raise UsageError(
+            f"cannot create the log folder {directory}: {exc.strerror}.",
+            fix="make the source tree writable, or copy it somewhere writable.",
+        ) from exc
     for i in range(1000):
         path = directory / (f"{stem}.log" if i == 0 else f"{stem}-{i}.log")
         try:
@@ -303,11 +316,19 @@ def run_logged(
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
-            list(argv), cwd=str(cwd), env=dict(env), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0, start_new_session=True,
+            list(argv),
+            cwd=str(cwd),
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            bufsize=0,
+            start_new_session=True,
         )
     except FileNotFoundError as exc:
-        raise UsageError(f"cannot run {argv[0]!r}: not found.", fix=f"install {Path(argv[0]).name} or put it on PATH.") from exc
+        raise UsageError(
+            f"cannot run {argv[0]!r}: not found.", fix=f"install {Path(argv[0]).name} or put it on PATH."
+        ) from exc
     assert proc.stdout is not None
     progress: Any = None  # rich.progress.Progress on a terminal
     task = None
@@ -324,9 +345,16 @@ def run_logged(
             TimeRemainingColumn,
         )
 
-        progress = Progress(TextColumn("[bold]{task.fields[phase]}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[last]}"),
-                            console=console.rich, transient=True)
+        progress = Progress(
+            TextColumn("[bold]{task.fields[phase]}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[last]}"),
+            console=console.rich,
+            transient=True,
+        )
         progress.start()
         task = progress.add_task("build", total=None, phase="start", last="")
     buf = b""
@@ -340,7 +368,9 @@ def run_logged(
             if chunk is None:  # no output for a while: keep the display alive
                 now = time.monotonic()
                 if progress is None and now - last_print >= 60.0:
-                    console.print(f"{tracker.describe()}  ({_fmt_secs(now - start)} elapsed)", markup=False, highlight=False)
+                    console.print(
+                        f"{tracker.describe()}  ({_fmt_secs(now - start)} elapsed)", markup=False, highlight=False
+                    )
                     last_print = now
                 continue
             log.write(chunk)
@@ -356,8 +386,9 @@ def run_logged(
             now = time.monotonic()
             if progress is not None and task is not None:
                 done, total = tracker.bar()
-                progress.update(task, phase=tracker.phase, completed=done, total=total or None,
-                                last=tracker.last_line[-60:])
+                progress.update(
+                    task, phase=tracker.phase, completed=done, total=total or None, last=tracker.last_line[-60:]
+                )
             elif now - last_print >= (1.0 if tracker.compiles != last_compiles else 5.0):
                 # a setuptools compile started: say so within a second, so [N/M] is seen to rise
                 last_compiles = tracker.compiles
@@ -376,7 +407,8 @@ def run_logged(
         log.write(b"\n[torchbuild] interrupted by the user (Ctrl-C); process group stopped\n")
         raise InterruptedBuildError(
             "interrupted; the build's processes were stopped and the tree is kept as it is.",
-            fix="run the same torchbuild build command again to continue incrementally.") from None
+            fix="run the same torchbuild build command again to continue incrementally.",
+        ) from None
     finally:
         if progress is not None:
             progress.stop()
@@ -389,4 +421,3 @@ def run_logged(
     if not live and tracker.describe() != last_desc:
         console.print(f"{tracker.describe()}  ({_fmt_secs(seconds)} elapsed)", markup=False, highlight=False)
     return RunResult(rc, seconds, tracker)
-

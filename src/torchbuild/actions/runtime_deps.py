@@ -58,8 +58,13 @@ class RuntimeDeps:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (the record's ``runtime_deps``)."""
-        return {"requirements": self.requirements, "constraint": self.constraint,
-                "would_install": self.would_install, "installed": self.installed, "commands": self.commands}
+        return {
+            "requirements": self.requirements,
+            "constraint": self.constraint,
+            "would_install": self.would_install,
+            "installed": self.installed,
+            "commands": self.commands,
+        }
 
 
 def wheel_requirements(wheel: Path) -> list[str]:
@@ -72,8 +77,9 @@ def wheel_requirements(wheel: Path) -> list[str]:
         with zipfile.ZipFile(wheel) as zf:
             names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
             if not names:
-                raise RuntimeRequirementsError(f"{wheel.name} has no .dist-info/METADATA.",
-                                               fix="rebuild it, or install it with --no-deps.")
+                raise RuntimeRequirementsError(
+                    f"{wheel.name} has no .dist-info/METADATA.", fix="rebuild it, or install it with --no-deps."
+                )
             text = zf.read(names[0]).decode("utf-8", "replace")
     except (OSError, zipfile.BadZipFile) as exc:
         raise RuntimeRequirementsError(f"cannot read {wheel}: {exc}.", fix="rebuild it.") from exc
@@ -98,8 +104,9 @@ def constraint_file(folder: Path, torch_version: str | None) -> tuple[Path | Non
     pin = f"torch=={torch_version}"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "runtime-constraints.txt"
-    path.write_text("# written by torchbuild: the torch the extension was built against stays as it is\n"
-                    f"{pin}\n", encoding="utf-8")
+    path.write_text(
+        f"# written by torchbuild: the torch the extension was built against stays as it is\n{pin}\n", encoding="utf-8"
+    )
     return path, pin
 
 
@@ -117,7 +124,11 @@ def _torch_conflicts(requirements: list[str], torch_version: str | None) -> list
             req = Requirement(r)
         except InvalidRequirement:
             continue
-        if canonicalize_name(req.name) == "torch" and req.specifier and not req.specifier.contains(have, prereleases=True):
+        if (
+            canonicalize_name(req.name) == "torch"
+            and req.specifier
+            and not req.specifier.contains(have, prereleases=True)
+        ):
             bad.append(r)
     return bad
 
@@ -127,7 +138,9 @@ def _pip(python: str, args: list[str], env: Mapping[str, str], log: Any | None) 
     echo_command(argv)
     if log is not None:
         log.write(f"\n+ {' '.join(argv)}\n".encode())
-    proc = subprocess.run(argv, env=dict(env), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT_S)
+    proc = subprocess.run(
+        argv, env=dict(env), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT_S
+    )
     if log is not None:
         log.write((proc.stdout + proc.stderr).encode())
     return proc
@@ -153,7 +166,7 @@ def _conflict_lines(text: str) -> list[str]:
     lines = text.splitlines()
     for i, line in enumerate(lines):
         if line.strip() == "The conflict is caused by:":
-            for nxt in lines[i + 1:]:
+            for nxt in lines[i + 1 :]:
                 if not nxt.strip():
                     break
                 out.append(nxt.strip())
@@ -161,8 +174,9 @@ def _conflict_lines(text: str) -> list[str]:
     return out
 
 
-def check(python: str, wheel: Path, torch_version: str | None, work: Path, env: Mapping[str, str],
-          log: Any | None = None) -> RuntimeDeps:
+def check(
+    python: str, wheel: Path, torch_version: str | None, work: Path, env: Mapping[str, str], log: Any | None = None
+) -> RuntimeDeps:
     """Resolve the wheel's requirements with torch pinned, installing nothing.
 
     :param python: the build's interpreter (its pip runs).
@@ -184,7 +198,8 @@ def check(python: str, wheel: Path, torch_version: str | None, work: Path, env: 
             f"{wheel.name} requires {', '.join(direct)}, but it was built against the installed torch {torch_version}; "
             "nothing was installed.",
             fix=f"build it against a torch that satisfies {', '.join(direct)} (install that torch first), or install "
-                "the wheel with --no-deps if you know it works with this one.")
+            "the wheel with --no-deps if you know it works with this one.",
+        )
     report = work / "runtime-deps-dry-run.json"
     report.unlink(missing_ok=True)
     args = ["install", "--dry-run", "--report", str(report), *(["-c", str(cfile)] if cfile else []), *reqs]
@@ -196,22 +211,29 @@ def check(python: str, wheel: Path, torch_version: str | None, work: Path, env: 
         why = "; ".join(lines) or "pip failed"
         needs_torch = "torch" in why.lower() and pin is not None
         raise RuntimeRequirementsError(
-            (f"the runtime requirements of {wheel.name} ({', '.join(reqs)}) would need another torch than the installed "
-             f"{torch_version}, which the extension was built against (pinned: {pin}); nothing was installed. "
-             f"pip: {why}")
-            if needs_torch else
-            f"pip cannot resolve the runtime requirements of {wheel.name} ({', '.join(reqs)}); nothing was installed. "
+            (
+                f"the runtime requirements of {wheel.name} ({', '.join(reqs)}) would need another torch than the installed "
+                f"{torch_version}, which the extension was built against (pinned: {pin}); nothing was installed. "
+                f"pip: {why}"
+            )
+            if needs_torch
+            else f"pip cannot resolve the runtime requirements of {wheel.name} ({', '.join(reqs)}); nothing was installed. "
             f"pip: {why}",
-            fix=("choose versions of those requirements that work with this torch (pip install 'NAME<VERSION'), or "
-                 "build against the torch they need, or install the extension with --no-deps.")
-                if needs_torch else "check the package index (pip's configuration) and the requirements, or build "
-                                    "with --no-deps to install the wheel alone.")
+            fix=(
+                "choose versions of those requirements that work with this torch (pip install 'NAME<VERSION'), or "
+                "build against the torch they need, or install the extension with --no-deps."
+            )
+            if needs_torch
+            else "check the package index (pip's configuration) and the requirements, or build "
+            "with --no-deps to install the wheel alone.",
+        )
     deps.would_install = _report_items(report)
     moved = [i for i in deps.would_install if canonicalize_name(i["name"]) == "torch"]
     if moved:
         raise RuntimeRequirementsError(
             f"pip would install torch {moved[0]['version']} for the requirements of {wheel.name}; nothing was installed.",
-            fix="install the extension with --no-deps, then its requirements by hand.")
+            fix="install the extension with --no-deps, then its requirements by hand.",
+        )
     return deps
 
 
@@ -234,7 +256,8 @@ def install(deps: RuntimeDeps, python: str, work: Path, env: Mapping[str, str], 
         raise RuntimeRequirementsError(
             f"pip could not install the runtime requirements ({', '.join(deps.requirements)}): {' '.join(tail)}",
             fix="see the log; install them by hand with the same constraint file: "
-                f"{python} -m pip install -c {cfile} " + " ".join(f"'{r}'" for r in deps.requirements))
+            f"{python} -m pip install -c {cfile} " + " ".join(f"'{r}'" for r in deps.requirements),
+        )
     deps.installed = _report_items(report)
     names = ", ".join(f"{i['name']} {i['version']}" for i in deps.installed) or "nothing new (all already satisfied)"
     console.print(f"runtime requirements: {names}; torch kept at {deps.constraint or 'none'}", markup=False)

@@ -96,14 +96,17 @@ def write_dist_configs(folder: Path, *, scheduler: str, server: str) -> list[Pat
     :returns: the files written.
     :raises UsageError: a file exists already (never overwritten) or a bad address.
     """
-    texts = dist_configs(scheduler=scheduler, server=server, client_token=secrets.token_hex(32),
-                         server_token=secrets.token_hex(32))
+    texts = dist_configs(
+        scheduler=scheduler, server=server, client_token=secrets.token_hex(32), server_token=secrets.token_hex(32)
+    )
     texts["README.txt"] = _README
     folder = Path(folder)
     for name in texts:
         if (folder / name).exists():
-            raise UsageError(f"{folder / name} exists; torchbuild does not overwrite configuration.",
-                             fix="choose another --out folder or move the old files away.")
+            raise UsageError(
+                f"{folder / name} exists; torchbuild does not overwrite configuration.",
+                fix="choose another --out folder or move the old files away.",
+            )
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     for name, text in texts.items():

@@ -116,15 +116,21 @@ def verify_extension(
     :raises UsageError: ``python`` does not exist or cannot run; ``module`` is empty.
     """
     if not module or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", module):
-        raise UsageError(f"{module!r} is not a module name.", fix="pass --extension with an importable name such as torch_scatter.")
+        raise UsageError(
+            f"{module!r} is not a module name.", fix="pass --extension with an importable name such as torch_scatter."
+        )
     exe = resolve_python(python)
     data = collect(exe, "extension", module, smoke)
     report = VerifyReport(target=module, python=exe)
     base_facts(report, data)
     torch_checks(report, data, expect)
     if installed is not None:
-        report.facts["distribution"] = {"name": installed.dist, "version": installed.version,
-                                        "requires_torch": installed.torch_requirement, "cuda_libs": list(installed.cuda_libs)}
+        report.facts["distribution"] = {
+            "name": installed.dist,
+            "version": installed.version,
+            "requires_torch": installed.torch_requirement,
+            "cuda_libs": list(installed.cuda_libs),
+        }
     ext_import_check(report, data, module, installed)
     lib_dir = _torch_lib_dir(data)
     ext_files = data.get("ext_files")

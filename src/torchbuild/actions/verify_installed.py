@@ -27,7 +27,7 @@ _SKIP = re.compile(r"^(torch|nvidia-.*|triton|pytorch-triton.*|intel-openmp|mkl.
 _TORCH_LIB = re.compile(r"^lib(torch|c10)[A-Za-z0-9_]*\.so")
 TIMEOUT_S = 120
 
-_LISTER = r'''
+_LISTER = r"""
 import importlib.metadata as md, json, os, sys
 out = []
 for d in md.distributions():
@@ -45,7 +45,7 @@ for d in md.distributions():
     top = (d.read_text("top_level.txt") or "").split()
     out.append({"name": name, "version": d.version, "requires": list(d.requires or []), "top": top, "files": files})
 print(json.dumps(out))
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -92,9 +92,12 @@ def find_torch_extensions(python: str) -> list[InstalledExtension]:
     with tempfile.TemporaryDirectory(prefix="torchbuild-verify-") as cwd:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
         try:
-            proc = subprocess.run([python, "-I", "-c", _LISTER], cwd=cwd, env=env, capture_output=True,
-                                  text=True, timeout=TIMEOUT_S)
-            dists = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 and proc.stdout.strip() else []
+            proc = subprocess.run(
+                [python, "-I", "-c", _LISTER], cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
+            )
+            dists = (
+                json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 and proc.stdout.strip() else []
+            )
         except (subprocess.TimeoutExpired, OSError, json.JSONDecodeError, IndexError):
             return []
     out = []
@@ -111,8 +114,22 @@ def find_torch_extensions(python: str) -> list[InstalledExtension]:
                 cuda |= {n for n in needed if n.startswith(("libcudart.so", "libc10_cuda", "libtorch_cuda"))}
         if not linked:
             continue
-        req = next((re.sub(r"\s*\((.*)\)", r"\1", r.split(";")[0].strip()) for r in d["requires"]
-                    if re.match(r"^torch\b(?![-_.\w])", r.strip()) and ("extra ==" not in r)), None)
-        out.append(InstalledExtension(d["name"], d["version"], _module_of(rel_first or "", d["top"]), tuple(sorted(linked)),
-                                      req or None, tuple(sorted(cuda))))
+        req = next(
+            (
+                re.sub(r"\s*\((.*)\)", r"\1", r.split(";")[0].strip())
+                for r in d["requires"]
+                if re.match(r"^torch\b(?![-_.\w])", r.strip()) and ("extra ==" not in r)
+            ),
+            None,
+        )
+        out.append(
+            InstalledExtension(
+                d["name"],
+                d["version"],
+                _module_of(rel_first or "", d["top"]),
+                tuple(sorted(linked)),
+                req or None,
+                tuple(sorted(cuda)),
+            )
+        )
     return sorted(out, key=lambda e: e.name.lower())

@@ -82,29 +82,41 @@ int main() {
 
 #: (cause id, pattern, explanation, fix) for the failures of a libtorch project.
 _CAUSES: list[tuple[str, re.Pattern[str], str, str]] = [
-    ("torch_cmake_config_not_found",
-     re.compile(r'Could not find a package configuration file provided by\s+"Torch"|Could not find a configuration file for package "Torch"'),
-     "CMake's find_package(Torch) found no TorchConfig.cmake: CMAKE_PREFIX_PATH does not name the folder that holds "
-     "share/cmake/Torch (the libtorch root).",
-     "-DCMAKE_PREFIX_PATH=<libtorch root> (the unpacked zip's libtorch/, or python -c 'import torch; "
-     "print(torch.utils.cmake_prefix_path)' for a wheel)."),
-    ("cxx_abi_mismatch",
-     re.compile(r"undefined reference to `[^']*(?:__cxx11|std::string|basic_string)[^']*'"),
-     "the program and libtorch disagree on _GLIBCXX_USE_CXX11_ABI: symbols with std::__cxx11::basic_string "
-     "(new ABI) or std::string (old ABI) do not match.",
-     "use the libtorch of the matching ABI (cxx11-abi zip), or compile with the flag TORCH_CXX_FLAGS gives."),
-    ("cuda_toolkit_not_found",
-     # torch 2.14.1 share/cmake/Caffe2/public/cuda.cmake ("PyTorch: CUDA cannot be found"; "Caffe2: ..." before)
-     # and Caffe2Config.cmake ("Your installed Caffe2 version uses CUDA but I cannot find the CUDA libraries")
-     re.compile(r"CUDA_HOME environment variable is not set|Could NOT find CUDA|Failed to find nvcc|CUDA_TOOLKIT_ROOT_DIR not found|"
-                r"Could NOT find CUDAToolkit|(?:PyTorch|Caffe2): CUDA cannot be found|"
-                r"uses CUDA but I cannot find the CUDA|No CMAKE_CUDA_COMPILER could be found"),
-     "this libtorch was built with CUDA and its CMake config looks for the CUDA toolkit, which was not found.",
-     "install the CUDA toolkit of that libtorch and set CUDA_HOME (or -DCUDAToolkit_ROOT), or use a CPU libtorch."),
-    ("shared_library_not_found",
-     re.compile(r"error while loading shared libraries: (\S+): cannot open shared object file"),
-     "the program cannot load a library at run time: not in its RUNPATH nor on LD_LIBRARY_PATH.",
-     "keep libtorch's lib/ where the build found it (the program's RUNPATH points there), or set LD_LIBRARY_PATH."),
+    (
+        "torch_cmake_config_not_found",
+        re.compile(
+            r'Could not find a package configuration file provided by\s+"Torch"|Could not find a configuration file for package "Torch"'
+        ),
+        "CMake's find_package(Torch) found no TorchConfig.cmake: CMAKE_PREFIX_PATH does not name the folder that holds "
+        "share/cmake/Torch (the libtorch root).",
+        "-DCMAKE_PREFIX_PATH=<libtorch root> (the unpacked zip's libtorch/, or python -c 'import torch; "
+        "print(torch.utils.cmake_prefix_path)' for a wheel).",
+    ),
+    (
+        "cxx_abi_mismatch",
+        re.compile(r"undefined reference to `[^']*(?:__cxx11|std::string|basic_string)[^']*'"),
+        "the program and libtorch disagree on _GLIBCXX_USE_CXX11_ABI: symbols with std::__cxx11::basic_string "
+        "(new ABI) or std::string (old ABI) do not match.",
+        "use the libtorch of the matching ABI (cxx11-abi zip), or compile with the flag TORCH_CXX_FLAGS gives.",
+    ),
+    (
+        "cuda_toolkit_not_found",
+        # torch 2.14.1 share/cmake/Caffe2/public/cuda.cmake ("PyTorch: CUDA cannot be found"; "Caffe2: ..." before)
+        # and Caffe2Config.cmake ("Your installed Caffe2 version uses CUDA but I cannot find the CUDA libraries")
+        re.compile(
+            r"CUDA_HOME environment variable is not set|Could NOT find CUDA|Failed to find nvcc|CUDA_TOOLKIT_ROOT_DIR not found|"
+            r"Could NOT find CUDAToolkit|(?:PyTorch|Caffe2): CUDA cannot be found|"
+            r"uses CUDA but I cannot find the CUDA|No CMAKE_CUDA_COMPILER could be found"
+        ),
+        "this libtorch was built with CUDA and its CMake config looks for the CUDA toolkit, which was not found.",
+        "install the CUDA toolkit of that libtorch and set CUDA_HOME (or -DCUDAToolkit_ROOT), or use a CPU libtorch.",
+    ),
+    (
+        "shared_library_not_found",
+        re.compile(r"error while loading shared libraries: (\S+): cannot open shared object file"),
+        "the program cannot load a library at run time: not in its RUNPATH nor on LD_LIBRARY_PATH.",
+        "keep libtorch's lib/ where the build found it (the program's RUNPATH points there), or set LD_LIBRARY_PATH.",
+    ),
 ]
 
 
@@ -162,8 +174,9 @@ def _run(argv: list[str], cwd: Path, log: Path, env: dict[str, str]) -> tuple[in
     returns (exit code, output, seconds); 124 on timeout."""
     echo_command(argv, cwd=str(cwd))
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=str(cwd), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        argv, cwd=str(cwd), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
     try:
         out, _ = proc.communicate(timeout=STEP_TIMEOUT_S)
         rc = proc.returncode
@@ -176,8 +189,14 @@ def _run(argv: list[str], cwd: Path, log: Path, env: dict[str, str]) -> tuple[in
     return rc, out or "", time.perf_counter() - t0
 
 
-def verify_libtorch(target: str | os.PathLike[str], *, workdir: str | None = None, cmake_prefix_path: str | None = None,
-                    extra_cxx_flags: str | None = None, keep: bool = False) -> LibtorchReport:
+def verify_libtorch(
+    target: str | os.PathLike[str],
+    *,
+    workdir: str | None = None,
+    cmake_prefix_path: str | None = None,
+    extra_cxx_flags: str | None = None,
+    keep: bool = False,
+) -> LibtorchReport:
     """Build and run the check program against the libtorch at ``target`` (folder or .zip).
 
     :param workdir: where the project is written (default: a new temporary folder, removed
@@ -194,14 +213,17 @@ def verify_libtorch(target: str | os.PathLike[str], *, workdir: str | None = Non
         raise UsageError(f"--libtorch {path}: does not exist.", fix="give an unpacked libtorch folder or its .zip.")
     for tool in ("cmake", "ninja"):
         if shutil.which(tool) is None:
-            raise UsageError(f"{tool} is not on PATH; the libtorch check builds with CMake and Ninja.",
-                             fix=f"pip install {tool}")
+            raise UsageError(
+                f"{tool} is not on PATH; the libtorch check builds with CMake and Ninja.", fix=f"pip install {tool}"
+            )
     work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="torchbuild-libtorch-"))
     work.mkdir(parents=True, exist_ok=True)
     report = LibtorchReport(ok=False, target=str(path), workdir=str(work))
     if path.is_file():
         if not zipfile.is_zipfile(path):
-            raise UsageError(f"--libtorch {path}: not a folder nor a zip archive.", fix="give a libtorch folder or .zip.")
+            raise UsageError(
+                f"--libtorch {path}: not a folder nor a zip archive.", fix="give a libtorch folder or .zip."
+            )
         unpack = work / "unpacked"
         echo_command(["unzip", "-q", str(path), "-d", str(unpack)])
         with zipfile.ZipFile(path) as zf:
@@ -220,9 +242,21 @@ def verify_libtorch(target: str | os.PathLike[str], *, workdir: str | None = Non
     bld = work / "build"
     env = dict(os.environ)
     steps = [
-        ("configure", ["cmake", "-S", str(src), "-B", str(bld), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-                       f"-DCMAKE_PREFIX_PATH={prefix}"]
-         + ([f"-DTORCHBUILD_EXTRA_CXX_FLAGS={extra_cxx_flags}"] if extra_cxx_flags else [])),
+        (
+            "configure",
+            [
+                "cmake",
+                "-S",
+                str(src),
+                "-B",
+                str(bld),
+                "-G",
+                "Ninja",
+                "-DCMAKE_BUILD_TYPE=Release",
+                f"-DCMAKE_PREFIX_PATH={prefix}",
+            ]
+            + ([f"-DTORCHBUILD_EXTRA_CXX_FLAGS={extra_cxx_flags}"] if extra_cxx_flags else []),
+        ),
         ("build", ["cmake", "--build", str(bld)]),
         ("run", [str(bld / "libtorch_check")]),
     ]
@@ -266,7 +300,10 @@ def _explain(report: LibtorchReport, step: str, rc: int, out: str, log: Path) ->
             report.fix = f"-DCMAKE_PREFIX_PATH={report.root} (the folder that holds share/cmake/Torch)."
         return
     if step == "run" and rc == 3:
-        report.cause, report.explanation = "unknown", f"the program ran but the tensor sum was wrong: {out.strip()[-300:]}"
+        report.cause, report.explanation = (
+            "unknown",
+            f"the program ran but the tensor sum was wrong: {out.strip()[-300:]}",
+        )
         return
     from .diagnose_log import diagnose_file
 

@@ -18,9 +18,15 @@ __all__ = ["add_plan_options", "intent_from_args", "start_probes"]
 
 def add_plan_options(p: argparse.ArgumentParser) -> None:
     """Add SOURCE and the plan options to parser ``p``."""
-    p.add_argument("source", nargs="?", default=".",
-                   help="a source directory (default: .), pytorch@<ref>, or a PyPI requirement such as torch-scatter==2.1.2")
-    p.add_argument("--profile", help="built-in (dev, debug, minimal-cpu, release) or from torchbuild.toml / [tool.torchbuild]")
+    p.add_argument(
+        "source",
+        nargs="?",
+        default=".",
+        help="a source directory (default: .), pytorch@<ref>, or a PyPI requirement such as torch-scatter==2.1.2",
+    )
+    p.add_argument(
+        "--profile", help="built-in (dev, debug, minimal-cpu, release) or from torchbuild.toml / [tool.torchbuild]"
+    )
     p.add_argument("--profile-file", type=Path, help="read profiles from this torchbuild.toml")
     p.add_argument("--mode", choices=MODES, help="develop (editable install), wheel, install, or libtorch (C++ only)")
     p.add_argument("--build-type", choices=BUILD_TYPES, type=_build_type, help="Release, Debug or RelWithDebInfo")
@@ -30,24 +36,53 @@ def add_plan_options(p: argparse.ArgumentParser) -> None:
     cuda.add_argument("--no-cuda", dest="cuda", action="store_const", const=False, help="build without CUDA")
     p.add_argument("--arch", help="TORCH_CUDA_ARCH_LIST, e.g. '8.6' or '8.0;9.0+PTX' (default: the GPUs present)")
     p.add_argument("--cache", choices=CACHES, help="compiler cache (default: auto = sccache, else ccache, else none)")
-    p.add_argument("--cache-url", metavar="URL",
-                   help="shared cache for a team: redis://HOST:PORT/DB (sccache or ccache); unreachable -> local cache with a warning")
-    p.add_argument("--distribute", choices=DISTRIBUTORS,
-                   help="distributed compilation through distcc (with ccache or no cache) or sccache-dist (with sccache)")
-    p.add_argument("--hosts", metavar="HOSTS",
-                   help="distcc hosts 'HOST[:PORT][/SLOTS] ...' (default: $DISTCC_HOSTS) or the sccache-dist scheduler URL")
-    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
-                   help="a build option (USE_*, BUILD_*, CMAKE_*, or a variable the package's setup.py reads); repeatable")
+    p.add_argument(
+        "--cache-url",
+        metavar="URL",
+        help="shared cache for a team: redis://HOST:PORT/DB (sccache or ccache); unreachable -> local cache with a warning",
+    )
+    p.add_argument(
+        "--distribute",
+        choices=DISTRIBUTORS,
+        help="distributed compilation through distcc (with ccache or no cache) or sccache-dist (with sccache)",
+    )
+    p.add_argument(
+        "--hosts",
+        metavar="HOSTS",
+        help="distcc hosts 'HOST[:PORT][/SLOTS] ...' (default: $DISTCC_HOSTS) or the sccache-dist scheduler URL",
+    )
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a build option (USE_*, BUILD_*, CMAKE_*, or a variable the package's setup.py reads); repeatable",
+    )
     p.add_argument("--python", help="the interpreter to build with and install into (default: this one)")
     p.add_argument("--no-install", action="store_true", help="keep only the wheel; do not install it")
-    p.add_argument("--wheel-dir", help="where wheels go (default: <tree>/.torchbuild/dist, or the cache for fetched sources)")
-    p.add_argument("--full", action="store_true",
-                   help="always run the full pip step, even when an incremental CMake rebuild would do")
-    p.add_argument("--system-libs", action="store_true",
-                   help="PyTorch tree: build against system copies of the third-party components the tree lacks "
-                        "(USE_SYSTEM_* per component; features with no provider turned off; packages to install named)")
-    p.add_argument("--cmake-target", dest="cmake_targets", action="append", default=[], metavar="NAME",
-                   help="PyTorch tree: configure, then build only this CMake target (c10, torch_cpu, ...); repeatable")
+    p.add_argument(
+        "--wheel-dir", help="where wheels go (default: <tree>/.torchbuild/dist, or the cache for fetched sources)"
+    )
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="always run the full pip step, even when an incremental CMake rebuild would do",
+    )
+    p.add_argument(
+        "--system-libs",
+        action="store_true",
+        help="PyTorch tree: build against system copies of the third-party components the tree lacks "
+        "(USE_SYSTEM_* per component; features with no provider turned off; packages to install named)",
+    )
+    p.add_argument(
+        "--cmake-target",
+        dest="cmake_targets",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="PyTorch tree: configure, then build only this CMake target (c10, torch_cpu, ...); repeatable",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 
@@ -62,11 +97,24 @@ def intent_from_args(args: argparse.Namespace) -> Intent:
     """The :class:`Intent` the parsed flags express."""
     from ..decisions.plan import Intent
 
-    return Intent(profile=args.profile, mode=args.mode, build_type=args.build_type, jobs=args.jobs, cuda=args.cuda,
-                  arch=args.arch, cache=args.cache, sets=list(args.sets), install=not args.no_install,
-                  wheel_dir=args.wheel_dir, full=args.full, cache_url=getattr(args, "cache_url", None),
-                  distribute=getattr(args, "distribute", None), system_libs=getattr(args, "system_libs", False),
-                  cmake_targets=list(getattr(args, "cmake_targets", []) or []), **_hosts(args))
+    return Intent(
+        profile=args.profile,
+        mode=args.mode,
+        build_type=args.build_type,
+        jobs=args.jobs,
+        cuda=args.cuda,
+        arch=args.arch,
+        cache=args.cache,
+        sets=list(args.sets),
+        install=not args.no_install,
+        wheel_dir=args.wheel_dir,
+        full=args.full,
+        cache_url=getattr(args, "cache_url", None),
+        distribute=getattr(args, "distribute", None),
+        system_libs=getattr(args, "system_libs", False),
+        cmake_targets=list(getattr(args, "cmake_targets", []) or []),
+        **_hosts(args),
+    )
 
 
 def _hosts(args: argparse.Namespace) -> dict:

@@ -22,10 +22,15 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("log", metavar="LOG", help="the log file (plain or .gz/.xz/.bz2/.zst), or - for standard input")
     p.add_argument("--json", action="store_true", help="print the diagnosis as JSON on stdout")
-    p.add_argument("--all", dest="all_failures", action="store_true", help="list every distinct failure, not only the root")
-    p.add_argument("--explain-miss", action="store_true",
-                   help="for a log diagnosed unknown: the first error, the failing step, the closest signatures with "
-                   "why each did not fit, and a draft signature to add (docs/diagnose-signatures.md)")
+    p.add_argument(
+        "--all", dest="all_failures", action="store_true", help="list every distinct failure, not only the root"
+    )
+    p.add_argument(
+        "--explain-miss",
+        action="store_true",
+        help="for a log diagnosed unknown: the first error, the failing step, the closest signatures with "
+        "why each did not fit, and a draft signature to add (docs/diagnose-signatures.md)",
+    )
     return p
 
 
@@ -76,9 +81,13 @@ def _explain(diag, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-
         out.write(f"failing step, line {ex.failing_step[0]}: {ex.failing_step[1]}\n")
         if ex.failing_step[2]:
             out.write(f"  command: {ex.failing_step[2][:300]}\n")
-    out.write("closest signatures (knowledge/data/signatures.toml):\n" if ex.near else "no signature shares words with it.\n")
+    out.write(
+        "closest signatures (knowledge/data/signatures.toml):\n" if ex.near else "no signature shares words with it.\n"
+    )
     for n in ex.near:
         out.write(f"  {n.signature} ({n.cause}, closeness {n.score:.2f}): {n.why}\n")
-    out.write("\nto name this cause, add a row like this to src/torchbuild/knowledge/data/signatures.toml\n"
-              "(docs/diagnose-signatures.md), then run python -m pytest tests/diagnose:\n\n" + ex.draft)
+    out.write(
+        "\nto name this cause, add a row like this to src/torchbuild/knowledge/data/signatures.toml\n"
+        "(docs/diagnose-signatures.md), then run python -m pytest tests/diagnose:\n\n" + ex.draft
+    )
     return 0

@@ -19,15 +19,25 @@ __all__ = ["register", "render_inspect", "run"]
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add the ``package`` parser and its subcommands."""
-    p = subparsers.add_parser("package", help="official-like wheel, libtorch archive, conda recipe; inspect artifacts",
-                              description="Make official-like artifacts from a built PyTorch tree, or inspect one.")
+    p = subparsers.add_parser(
+        "package",
+        help="official-like wheel, libtorch archive, conda recipe; inspect artifacts",
+        description="Make official-like artifacts from a built PyTorch tree, or inspect one.",
+    )
     sub = p.add_subparsers(dest="package_command", metavar="WHAT")
     sub.required = True
-    i = sub.add_parser("inspect", help="RPATHs, needed libraries, glibc/manylinux, CUDA arches, sizes of a wheel, .so or tree")
-    i.add_argument("target", metavar="FILE|DIR", help="a .whl, a shared object, or a directory (e.g. site-packages/torch)")
+    i = sub.add_parser(
+        "inspect", help="RPATHs, needed libraries, glibc/manylinux, CUDA arches, sizes of a wheel, .so or tree"
+    )
+    i.add_argument(
+        "target", metavar="FILE|DIR", help="a .whl, a shared object, or a directory (e.g. site-packages/torch)"
+    )
     i.add_argument("--no-arches", action="store_true", help="skip cuobjdump (slow on libraries with much device code)")
-    i.add_argument("--strict", action="store_true",
-                   help="exit 1 when a file has an RPATH/RUNPATH outside $ORIGIN or needs a library found nowhere")
+    i.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when a file has an RPATH/RUNPATH outside $ORIGIN or needs a library found nowhere",
+    )
     i.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     for mod in _SUBMODULES:
         mod_register = _load(mod)
@@ -61,8 +71,11 @@ def render_inspect(rep: Any) -> None:
     out(f"{rep.kind} {rep.target}: {len(rep.files)} ELF file(s), {_mib(rep.total_size)}", markup=False)
     if rep.wheel:
         w = rep.wheel
-        out(f"  wheel: {w.get('name')} {w.get('version')} (local label: {w.get('local') or 'none'}), "
-            f"tags: {', '.join(w.get('tags') or []) or '?'}", markup=False)
+        out(
+            f"  wheel: {w.get('name')} {w.get('version')} (local label: {w.get('local') or 'none'}), "
+            f"tags: {', '.join(w.get('tags') or []) or '?'}",
+            markup=False,
+        )
     for f in rep.files:
         out(f"  {f.path} ({_mib(f.size)})", markup=False)
         if f.rpath:
@@ -76,15 +89,21 @@ def render_inspect(rep: Any) -> None:
         if f.versions:
             out("    needs   " + ", ".join(f"{k} {v}" for k, v in f.versions.items()), markup=False)
         if f.cuda.get("sass") or f.cuda.get("ptx"):
-            out(f"    CUDA    SASS {' '.join(f.cuda['sass']) or '-'}; PTX {' '.join(f.cuda['ptx']) or '-'}", markup=False)
+            out(
+                f"    CUDA    SASS {' '.join(f.cuda['sass']) or '-'}; PTX {' '.join(f.cuda['ptx']) or '-'}",
+                markup=False,
+            )
     out("summary:", markup=False)
     out("  newest symbol versions: " + (", ".join(f"{k} {v}" for k, v in rep.versions.items()) or "none"), markup=False)
     ml = rep.manylinux
     pol = ml.get("policy")
-    out(f"  manylinux policy (symbol versions): {pol or 'none fits'}"
+    out(
+        f"  manylinux policy (symbol versions): {pol or 'none fits'}"
         + (f" (alias {', '.join(ml['aliases'])})" if ml.get("aliases") else "")
         + (f"; not older because of {', '.join(ml['blocking'])}" if ml.get("blocking") else "")
-        + f"  [{ml.get('source')}]", markup=False)
+        + f"  [{ml.get('source')}]",
+        markup=False,
+    )
     if ml.get("external"):
         out(f"  libraries neither shipped nor allowed by the policy: {', '.join(ml['external'])}", markup=False)
     out(f"  RPATHs: {'$ORIGIN-relative only' if rep.origin_only else 'ABSOLUTE entries present'}", markup=False)
@@ -93,7 +112,10 @@ def render_inspect(rep: Any) -> None:
     for name, users in rep.unresolved.items():
         out(f"  not found: {name} (needed by {', '.join(users[:3])}{' ...' if len(users) > 3 else ''})", markup=False)
     for name, users in rep.driver_libs.items():
-        out(f"  driver library {name}: provided by the NVIDIA driver at run time (needed by {len(users)} file(s))", markup=False)
+        out(
+            f"  driver library {name}: provided by the NVIDIA driver at run time (needed by {len(users)} file(s))",
+            markup=False,
+        )
     if rep.cuda_sass or rep.cuda_ptx:
         out(f"  CUDA arches: SASS {' '.join(rep.cuda_sass) or '-'}; PTX {' '.join(rep.cuda_ptx) or '-'}", markup=False)
     for note in rep.cuda_notes:
@@ -115,7 +137,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         render_inspect(rep)
     if args.strict and (not rep.origin_only or rep.unresolved):
-        console.print("error: --strict: " + ("absolute RPATH entries; " if not rep.origin_only else "")
-                      + ("libraries found nowhere" if rep.unresolved else ""), markup=False)
+        console.print(
+            "error: --strict: "
+            + ("absolute RPATH entries; " if not rep.origin_only else "")
+            + ("libraries found nowhere" if rep.unresolved else ""),
+            markup=False,
+        )
         return 1
     return 0

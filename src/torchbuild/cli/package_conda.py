@@ -15,10 +15,13 @@ __all__ = ["register", "run"]
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add ``package conda``."""
-    p = sub.add_parser("conda", help="rattler-build recipe.yaml (official build string) for the packaged wheel; render and build it",
-                       description="Write a rattler-build recipe.yaml for the wheel `package wheel` made, with the "
-                                   "official build string (py3.11_cpu_0, py3.8_cuda11.0.221_cudnn8.0.5_0) and the run "
-                                   "requirements; render and build it with py-rattler-build when installed.")
+    p = sub.add_parser(
+        "conda",
+        help="rattler-build recipe.yaml (official build string) for the packaged wheel; render and build it",
+        description="Write a rattler-build recipe.yaml for the wheel `package wheel` made, with the "
+        "official build string (py3.11_cpu_0, py3.8_cuda11.0.221_cudnn8.0.5_0) and the run "
+        "requirements; render and build it with py-rattler-build when installed.",
+    )
     p.add_argument("tree", nargs="?", default=".", metavar="TREE", help="the built PyTorch tree (default: .)")
     p.add_argument("--wheel", metavar="FILE", help="the wheel (default: newest in TREE/.torchbuild/package)")
     p.add_argument("--output-dir", "-o", metavar="DIR", help="recipe folder (default: TREE/.torchbuild/conda)")
@@ -56,8 +59,10 @@ def run(args: argparse.Namespace) -> int:
     if wheel is None:
         cands = sorted((tree / ".torchbuild" / "package").glob("torch-*.whl"), key=lambda p: p.stat().st_mtime)
         if not cands:
-            raise UsageError(f"no packaged wheel in {tree}/.torchbuild/package.",
-                             fix=f"run `torchbuild package wheel {args.tree}` first, or give --wheel FILE.")
+            raise UsageError(
+                f"no packaged wheel in {tree}/.torchbuild/package.",
+                fix=f"run `torchbuild package wheel {args.tree}` first, or give --wheel FILE.",
+            )
         wheel = cands[-1]
     cuda, cudnn = _versions_from_record(tree)
     out = Path(args.output_dir) if args.output_dir else tree / ".torchbuild" / "conda"
@@ -70,11 +75,15 @@ def run(args: argparse.Namespace) -> int:
     say(f"  pytorch {res.version}, build string {res.build_string}", markup=False)
     say(f"  run: {', '.join(res.run)}", markup=False)
     if res.tool:
-        say(f"  rendered by {res.tool}" + ("" if args.no_build else f"; built: {', '.join(res.packages) or 'nothing'}"),
-            markup=False)
+        say(
+            f"  rendered by {res.tool}" + ("" if args.no_build else f"; built: {', '.join(res.packages) or 'nothing'}"),
+            markup=False,
+        )
         if not args.no_build:
-            say("  the package's tests (import torch) were not run: they need a conda channel to solve python.",
-                markup=False)
+            say(
+                "  the package's tests (import torch) were not run: they need a conda channel to solve python.",
+                markup=False,
+            )
     if res.reason:
         say(f"  note: {res.reason}", markup=False)
     return 0

@@ -15,9 +15,12 @@ __all__ = ["register", "run"]
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add the ``plan`` command."""
-    p = sub.add_parser("plan", help="resolve the build plan (settings, environment, commands) without building",
-                       description="Resolve the build plan: mode, build type, jobs, CUDA and arch list, options, "
-                                   "compiler cache, the environment and the commands. Nothing is run.")
+    p = sub.add_parser(
+        "plan",
+        help="resolve the build plan (settings, environment, commands) without building",
+        description="Resolve the build plan: mode, build type, jobs, CUDA and arch list, options, "
+        "compiler cache, the environment and the commands. Nothing is run.",
+    )
     add_plan_options(p)
     p.add_argument("--explain", action="store_true", help="say where each value came from")
     p.add_argument("--export", choices=["sh", "bat", "dotenv"], help="print the plan as a script to run by hand")
@@ -30,11 +33,15 @@ def run(args: argparse.Namespace) -> int:
     if args.output and not args.export:
         raise UsageError("--output goes with --export.", fix="add --export sh|bat|dotenv, or drop --output.")
     if args.output and args.output.exists():
-        raise UsageError(f"{args.output} exists; torchbuild does not overwrite files.", fix="choose another --output path.")
+        raise UsageError(
+            f"{args.output} exists; torchbuild does not overwrite files.", fix="choose another --output path."
+        )
     start_probes(args)
     from ..actions.build import BuildRequest, prepare
 
-    req = BuildRequest(source=args.source, intent=intent_from_args(args), python=args.python, profile_file=args.profile_file)
+    req = BuildRequest(
+        source=args.source, intent=intent_from_args(args), python=args.python, profile_file=args.profile_file
+    )
     _, _, plan = prepare(req)
     from ..ui import console, render_plan
 

@@ -26,21 +26,29 @@ from ..ui import console, echo_command, render_findings
 
 __all__ = ["installed_config_text", "read_config_text", "register", "run"]
 
-_SHOW = ("import torch, sys; sys.stdout.write(torch.__config__.show())")
+_SHOW = "import torch, sys; sys.stdout.write(torch.__config__.show())"
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
     """Add the ``replicate`` parser."""
-    p = subparsers.add_parser("replicate", help="turn an installed torch's configuration into a profile that rebuilds it",
-                              description="Read torch.__config__.show() (live or saved, PyTorch 1.8 and later) and write "
-                                          "a torchbuild.toml profile that rebuilds that configuration from source.")
+    p = subparsers.add_parser(
+        "replicate",
+        help="turn an installed torch's configuration into a profile that rebuilds it",
+        description="Read torch.__config__.show() (live or saved, PyTorch 1.8 and later) and write "
+        "a torchbuild.toml profile that rebuilds that configuration from source.",
+    )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--from-installed", action="store_true", help="ask the torch installed in --python (default)")
     src.add_argument("--from-config", metavar="FILE", type=Path, help="a saved torch.__config__.show() text")
     p.add_argument("--python", default=sys.executable, help="interpreter whose torch to read (default: this one)")
     p.add_argument("--name", help="profile name (default replica-<version>-<cpu|cuXY>)")
-    p.add_argument("--output", "-o", type=Path, default=Path("torchbuild.toml"),
-                   help="the torchbuild.toml to write or append to (default: ./torchbuild.toml)")
+    p.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        default=Path("torchbuild.toml"),
+        help="the torchbuild.toml to write or append to (default: ./torchbuild.toml)",
+    )
     p.add_argument("--dry-run", action="store_true", help="print the profile; write nothing")
     p.add_argument("--json", action="store_true", help="the replica (profile, derivations, findings) as JSON on stdout")
     return p
@@ -55,16 +63,20 @@ def read_config_text(path: Path) -> str:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--from-config {path}: cannot read it ({getattr(exc, 'strerror', None) or exc}).",
-                         fix="give a text file holding torch.__config__.show() output.") from exc
+        raise UsageError(
+            f"--from-config {path}: cannot read it ({getattr(exc, 'strerror', None) or exc}).",
+            fix="give a text file holding torch.__config__.show() output.",
+        ) from exc
     stripped = text.strip()
-    start = min((i for i in (stripped.find("'PyTorch built with:"), stripped.find('"PyTorch built with:')) if i >= 0),
-                default=-1)
+    start = min(
+        (i for i in (stripped.find("'PyTorch built with:"), stripped.find('"PyTorch built with:')) if i >= 0),
+        default=-1,
+    )
     if start >= 0 and "PyTorch built with:\n" not in stripped:
         quote = stripped[start]
         end = stripped.rfind(quote)
         try:
-            value = ast.literal_eval(stripped[start:end + 1])
+            value = ast.literal_eval(stripped[start : end + 1])
         except (ValueError, SyntaxError):
             value = None
         if isinstance(value, str):
@@ -82,16 +94,26 @@ def installed_config_text(python: str) -> str:
     argv = [python, "-c", _SHOW]
     echo_command(argv)
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=os.path.expanduser("~") or "/",
-                              env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=os.path.expanduser("~") or "/",
+            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        )
     except OSError as exc:
-        raise UsageError(f"--python {python}: cannot run it ({exc.strerror or exc}).", fix="give a Python interpreter.") from exc
+        raise UsageError(
+            f"--python {python}: cannot run it ({exc.strerror or exc}).", fix="give a Python interpreter."
+        ) from exc
     except subprocess.TimeoutExpired as exc:
         raise UsageError(f"--python {python}: importing torch took over 300 s.") from exc
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["?"])[-1]
-        raise UsageError(f"--python {python}: cannot import torch ({last}).",
-                         fix="install torch in that interpreter, or use --from-config FILE.")
+        raise UsageError(
+            f"--python {python}: cannot import torch ({last}).",
+            fix="install torch in that interpreter, or use --from-config FILE.",
+        )
     return proc.stdout
 
 
@@ -102,9 +124,13 @@ def _machine() -> dict:
     facts = collect()
     cxx = facts.cxx
     compiler = (cxx.kind, cxx.version) if cxx and getattr(cxx, "kind", None) and cxx.version else None
-    return {"cuda_version": facts.cuda.version if facts.cuda and facts.cuda.nvcc else None,
-            "cudnn_version": facts.cudnn.version if facts.cudnn else None, "compiler": compiler,
-            "mkl": find_mkl() is not None, "openblas": find_openblas() is not None}
+    return {
+        "cuda_version": facts.cuda.version if facts.cuda and facts.cuda.nvcc else None,
+        "cudnn_version": facts.cudnn.version if facts.cudnn else None,
+        "compiler": compiler,
+        "mkl": find_mkl() is not None,
+        "openblas": find_openblas() is not None,
+    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -125,8 +151,12 @@ def run(args: argparse.Namespace) -> int:
     rep = replicate(cfg, name=args.name, **_machine())
     section = profile_toml(rep, origin=origin)
     if args.json:
-        sys.stdout.write(json.dumps({**rep.to_dict(), "toml": section, "output": None if args.dry_run else str(args.output)},
-                                    indent=2) + "\n")
+        sys.stdout.write(
+            json.dumps(
+                {**rep.to_dict(), "toml": section, "output": None if args.dry_run else str(args.output)}, indent=2
+            )
+            + "\n"
+        )
     if not args.dry_run:
         _write(args.output, rep.name, section)
         console.print(f"wrote profile {rep.name!r} to {args.output}", markup=False)
@@ -136,8 +166,9 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"  {k}: {why}", markup=False)
     render_findings(rep.findings, title="replicate: what this machine cannot reproduce")
     if rep.source:
-        console.print(f"build it: torchbuild build {rep.source} --profile {rep.name} --profile-file {args.output}",
-                      markup=False)
+        console.print(
+            f"build it: torchbuild build {rep.source} --profile {rep.name} --profile-file {args.output}", markup=False
+        )
     return 0
 
 
@@ -151,8 +182,10 @@ def _write(path: Path, name: str, section: str) -> None:
     if path.exists():
         existing = read_user_profiles(explicit=path)
         if name in existing:
-            raise ProfileError(f"{path} already has a profile {name!r}; nothing written.",
-                               fix="choose another --name, or remove that profile from the file.")
+            raise ProfileError(
+                f"{path} already has a profile {name!r}; nothing written.",
+                fix="choose another --name, or remove that profile from the file.",
+            )
         old = path.read_text(encoding="utf-8")
         path.write_text(old + ("" if old.endswith("\n") or not old else "\n") + "\n" + section, encoding="utf-8")
     else:

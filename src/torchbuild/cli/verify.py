@@ -39,15 +39,25 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--expect-arch", metavar="LIST", help="arches that must be compiled in, e.g. '8.6;9.0+PTX'")
     p.add_argument("--expect-build-type", metavar="TYPE", help="Release, Debug or RelWithDebInfo")
     p.add_argument("--expect-cxx11-abi", choices=["0", "1"], help="torch._C._GLIBCXX_USE_CXX11_ABI")
-    p.add_argument("--record", metavar="FILE", type=Path,
-                   help="a build record (.torchbuild/records/*.json): expect what its plan built (version, CPU/CUDA, "
-                        "build type, arch list, the USE_* options it set); --expect-* flags still win")
-    p.add_argument("--libtorch", metavar="DIR|ZIP",
-                   help="instead: build and run a small CMake program (find_package(Torch)) against this libtorch")
+    p.add_argument(
+        "--record",
+        metavar="FILE",
+        type=Path,
+        help="a build record (.torchbuild/records/*.json): expect what its plan built (version, CPU/CUDA, "
+        "build type, arch list, the USE_* options it set); --expect-* flags still win",
+    )
+    p.add_argument(
+        "--libtorch",
+        metavar="DIR|ZIP",
+        help="instead: build and run a small CMake program (find_package(Torch)) against this libtorch",
+    )
     p.add_argument("--keep", action="store_true", help="with --libtorch: keep the project and build folder")
-    p.add_argument("--torch-only", action="store_true",
-                   help="check torch alone (default without --extension: also every installed distribution whose "
-                   "compiled modules link libtorch)")
+    p.add_argument(
+        "--torch-only",
+        action="store_true",
+        help="check torch alone (default without --extension: also every installed distribution whose "
+        "compiled modules link libtorch)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     return p
 
@@ -98,8 +108,10 @@ def _from_record(expect: Expectations, path: Path) -> None:
         rec = json.loads(path.read_text(encoding="utf-8"))
         plan = rec["plan"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"--record {path}: not a readable torchbuild build record ({exc}).",
-                         fix="give a file from <tree>/.torchbuild/records/.") from None
+        raise UsageError(
+            f"--record {path}: not a readable torchbuild build record ({exc}).",
+            fix="give a file from <tree>/.torchbuild/records/.",
+        ) from None
     if plan.get("kind") != "pytorch":
         raise UsageError(f"--record {path}: the record is of an extension build; verify --record checks a torch build.")
     if expect.build_type is None:

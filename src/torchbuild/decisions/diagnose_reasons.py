@@ -32,8 +32,22 @@ UNDECIDED_CAP = 0.55
 #: Facts of one kind kept (memory bound).
 MAX_FACTS = 16
 
-_ANCHORS = ("torch", "cuda", "CUDA", "c++/", "gcc", "GCC", "_GLIBCXX_USE_CXX11_ABI", "rocm", "ROCm", "hipcc",
-            "HIP", "-std=", "release ", "but you have")
+_ANCHORS = (
+    "torch",
+    "cuda",
+    "CUDA",
+    "c++/",
+    "gcc",
+    "GCC",
+    "_GLIBCXX_USE_CXX11_ABI",
+    "rocm",
+    "ROCm",
+    "hipcc",
+    "HIP",
+    "-std=",
+    "release ",
+    "but you have",
+)
 _TORCH_VER = re.compile(
     r"(?:\btorch(?:==|-|\s+version[:\s]+|\s+)|PyTorch version:\s*|^pytorch\s+)(?P<v>\d+\.\d+(?:\.\d+)?(?:[+.\w]*)?)"
 )
@@ -42,12 +56,16 @@ _CUDA_VER = re.compile(
     r"(?:release (?P<a>\d+\.\d+), V\d|CUDA Version:?\s*(?P<b>\d+\.\d+)|cuda-(?P<c>\d+\.\d+)\b|cudatoolkit[=\s]+(?P<d>\d+\.\d+)"
     r"|CUDA runtime version:\s*(?P<e>\d+\.\d+)|\+cu(?P<f>\d{3})\b|CUDA[/ ]v?(?P<g>\d+\.\d+)\b)"
 )
-_GCC_MAJOR = re.compile(r"/include/c\+\+/(?P<a>\d+)(?:\.\d+)*/|\bgcc(?:-| version |\s+\(.*?\)\s+)(?P<b>\d+)(?:\.\d+)+|\bGCC (?P<c>\d+)\.\d+")
+_GCC_MAJOR = re.compile(
+    r"/include/c\+\+/(?P<a>\d+)(?:\.\d+)*/|\bgcc(?:-| version |\s+\(.*?\)\s+)(?P<b>\d+)(?:\.\d+)+|\bGCC (?P<c>\d+)\.\d+"
+)
 _ABI_FLAG = re.compile(r"_GLIBCXX_USE_CXX11_ABI=(?P<v>[01])")
 _TORCH_IMPORT = re.compile(r"""File ["']?(?P<p>[^"'\s]*[/\\]torch[/\\](?:__init__|_ops|nn[/\\]\S+)\.py)""")
 _TORCH_INIT_IPY = re.compile(r"^(?P<p>\S*[/\\]torch[/\\]__init__\.py) in <module>")
 _STD = re.compile(r"-std=(?:c|gnu)\+\+(?P<v>\d\w)")
-_CUDA_SO = re.compile(r"lib(?:cudart|cublas\w*|cudnn\w*|cufft\w*|curand|cusparse|cusolver\w*|nvrtc|nccl|nvToolsExt)\.so\.(?P<v>\d+(?:\.\d+)?)")
+_CUDA_SO = re.compile(
+    r"lib(?:cudart|cublas\w*|cudnn\w*|cufft\w*|curand|cusparse|cusolver\w*|nvrtc|nccl|nvToolsExt)\.so\.(?P<v>\d+(?:\.\d+)?)"
+)
 
 
 @dataclass
@@ -146,8 +164,15 @@ def _cap(c: _CauseLike, conf: float) -> _CauseLike:
 
 
 def _as(c: _CauseLike, cause_id: str, conf: float, explanation: str, fix: str, source: str) -> _CauseLike:
-    return replace(c, cause_id=cause_id, confidence=round(conf, 2), explanation=explanation,  # type: ignore[type-var]
-                   fix=fix, source=source, signature=f"reason:{cause_id}")
+    return replace(
+        c,
+        cause_id=cause_id,
+        confidence=round(conf, 2),
+        explanation=explanation,  # type: ignore[type-var]
+        fix=fix,
+        source=source,
+        signature=f"reason:{cause_id}",
+    )
 
 
 def _site(path: str) -> bool:
@@ -214,16 +239,22 @@ def reason(
     if root.signature == "undefined-symbol-abi":
         if not _abi_evidence(root.values.get("symbol", ""), ctx):
             sym = root.values.get("symbol", "the missing symbol")
-            first = _as(root, "torch_extension_mismatch", UNDECIDED_CAP,
-                        f"The extension needs {sym}, which this torch does not export: it was built for another torch "
-                        "version, or with the other C++ ABI (the symbol takes std::string); the log does not say which.",
-                        "Install the extension build made for this torch version (and ABI: "
-                        "torch._C._GLIBCXX_USE_CXX11_ABI), or rebuild it against this torch "
-                        "(pip install --no-build-isolation --no-cache-dir <pkg>).",
-                        "https://github.com/rusty1s/pytorch_scatter/issues/186")
+            first = _as(
+                root,
+                "torch_extension_mismatch",
+                UNDECIDED_CAP,
+                f"The extension needs {sym}, which this torch does not export: it was built for another torch "
+                "version, or with the other C++ ABI (the symbol takes std::string); the log does not say which.",
+                "Install the extension build made for this torch version (and ABI: "
+                "torch._C._GLIBCXX_USE_CXX11_ABI), or rebuild it against this torch "
+                "(pip install --no-build-isolation --no-cache-dir <pkg>).",
+                "https://github.com/rusty1s/pytorch_scatter/issues/186",
+            )
             out = [first, _cap(root, UNDECIDED_CAP - 0.05), *rest]
-            notes.append("The missing symbol fits both an extension built for another torch and a C++ ABI mismatch; "
-                         "the log shows neither torch's ABI nor the extension's, so both are listed.")
+            notes.append(
+                "The missing symbol fits both an extension built for another torch and a C++ ABI mismatch; "
+                "the log shows neither torch's ABI nor the extension's, so both are listed."
+            )
             return out, notes
 
     # 2. errors inside the host C++ library headers: the known nvcc/GCC 11 bug, or a GCC
@@ -232,11 +263,15 @@ def reason(
         m = re.search(r"/c\+\+/(\d+)/", " ".join([root.explanation, *[e.text for e in getattr(root, "evidence", [])]]))
         major = int(m.group(1)) if m else (ctx.gcc_majors[0] if ctx.gcc_majors else None)
         if major is not None and major != 11:
-            first = _as(root, "host_compiler_unsupported", UNDECIDED_CAP + 0.05,
-                        f"nvcc fails to parse GCC {major}'s own C++ headers: this CUDA most likely does not support "
-                        f"GCC {major} (the known header bug is GCC 11 with CUDA 11.4-11.6).",
-                        "Use a GCC this CUDA supports (CC/CXX/CUDAHOSTCXX), or a CUDA that supports this GCC.",
-                        "https://github.com/NVIDIA/nccl/issues/102")
+            first = _as(
+                root,
+                "host_compiler_unsupported",
+                UNDECIDED_CAP + 0.05,
+                f"nvcc fails to parse GCC {major}'s own C++ headers: this CUDA most likely does not support "
+                f"GCC {major} (the known header bug is GCC 11 with CUDA 11.4-11.6).",
+                "Use a GCC this CUDA supports (CC/CXX/CUDAHOSTCXX), or a CUDA that supports this GCC.",
+                "https://github.com/NVIDIA/nccl/issues/102",
+            )
             out = [first, _cap(root, UNDECIDED_CAP), *rest]
             notes.append(f"Errors inside GCC {major}'s headers: the unsupported host compiler is the likelier root.")
             return out, notes
@@ -244,11 +279,18 @@ def reason(
     # 3. "No module named 'torch._C'" from an installed torch is not the source tree.
     #    Source: tsurumeso/vocal-remover#109 (site-packages) vs pytorch/pytorch#788.
     if root.cause_id == "import_from_source_dir" and ctx.torch_imports and all(_site(p) for p in ctx.torch_imports):
-        out = [_as(root, "unknown", 0.0,
-                   f"torch was imported from an installed package ({ctx.torch_imports[0]}), not from a source tree, "
-                   "and its compiled module torch._C is missing: a broken or partial install.",
-                   "Reinstall torch (pip install --force-reinstall torch, with the index URL of your CUDA build).",
-                   "torchbuild"), *rest]
+        out = [
+            _as(
+                root,
+                "unknown",
+                0.0,
+                f"torch was imported from an installed package ({ctx.torch_imports[0]}), not from a source tree, "
+                "and its compiled module torch._C is missing: a broken or partial install.",
+                "Reinstall torch (pip install --force-reinstall torch, with the index URL of your CUDA build).",
+                "torchbuild",
+            ),
+            *rest,
+        ]
         out[0] = replace(out[0], signature=None)  # type: ignore[type-var]
         notes.append("torch came from site-packages, so the source-tree explanation does not fit.")
         return out, notes
@@ -261,32 +303,51 @@ def reason(
         if m:
             want = m.group("v")
             other = [v for v in ctx.cuda_versions if not v.startswith(want.split(".")[0] + ".") and v != want]
-            ext = _as(root, "torch_extension_mismatch", 0.6 if other else UNDECIDED_CAP - 0.05,
-                      f"A module wants the CUDA {want} runtime library, "
-                      + (f"but this machine's CUDA is {other[0]}: it was built for another CUDA (or torch)."
-                         if other else "which is not installed: it may have been built for another CUDA (or torch)."),
-                      "Install the build of that package made for your torch and CUDA (or rebuild it here).",
-                      "https://github.com/iSEE-Laboratory/LLMDet/issues/32")
+            ext = _as(
+                root,
+                "torch_extension_mismatch",
+                0.6 if other else UNDECIDED_CAP - 0.05,
+                f"A module wants the CUDA {want} runtime library, "
+                + (
+                    f"but this machine's CUDA is {other[0]}: it was built for another CUDA (or torch)."
+                    if other
+                    else "which is not installed: it may have been built for another CUDA (or torch)."
+                ),
+                "Install the build of that package made for your torch and CUDA (or rebuild it here).",
+                "https://github.com/iSEE-Laboratory/LLMDet/issues/32",
+            )
             if other:
                 out = [ext, _cap(root, UNDECIDED_CAP), *rest]
                 notes.append(f"The library wanted (CUDA {want}) differs from the CUDA the log shows ({other[0]}).")
             else:
                 out = [_cap(root, 0.6), ext, *rest]
-                notes.append(f"libraries of CUDA {want} are missing: either not on the library path, or the module "
-                             "was built for another CUDA; the log does not show which CUDA this machine has.")
+                notes.append(
+                    f"libraries of CUDA {want} are missing: either not on the library path, or the module "
+                    "was built for another CUDA; the log does not show which CUDA this machine has."
+                )
             return out, notes
 
     # 5. pip reported a dependency conflict earlier: the failure that follows is its
     #    symptom (a BLAS / symbol / library error of the mismatched package).
-    symptom = {"blas_not_found", "torch_extension_mismatch", "cxx_abi_mismatch", "shared_library_not_found",
-               "numpy_abi_mismatch", "system_library_missing"}
+    symptom = {
+        "blas_not_found",
+        "torch_extension_mismatch",
+        "cxx_abi_mismatch",
+        "shared_library_not_found",
+        "numpy_abi_mismatch",
+        "system_library_missing",
+    }
     conflict = next((h for h in hits if h.cause_id == "dependency_version_conflict"), None)
     if conflict is not None and root.cause_id in symptom and conflict.line <= (root.line or 0):
-        first = _as(root, "dependency_version_conflict", 0.6,
-                    f"pip reported a dependency conflict (line {conflict.line}) before this {root.cause_id} failure: "
-                    "the installed versions do not fit together, and the error below is the symptom.",
-                    "Pin the packages together (the versions pip names on that line), then reinstall.",
-                    "pip-msgs")
+        first = _as(
+            root,
+            "dependency_version_conflict",
+            0.6,
+            f"pip reported a dependency conflict (line {conflict.line}) before this {root.cause_id} failure: "
+            "the installed versions do not fit together, and the error below is the symptom.",
+            "Pin the packages together (the versions pip names on that line), then reinstall.",
+            "pip-msgs",
+        )
         out = [first, _cap(root, UNDECIDED_CAP), *rest]
         notes.append(f"A dependency conflict (line {conflict.line}) comes before the {root.cause_id} error.")
         return out, notes
@@ -303,17 +364,27 @@ def reason(
     # 6. a C++ standard error with a compiler too old for that standard.
     if root.cause_id == "cxx_standard_mismatch" and ctx.gcc_majors and min(ctx.gcc_majors) < 7:
         g = min(ctx.gcc_majors)
-        first = _as(root, "compiler_too_old", UNDECIDED_CAP + 0.05,
-                    f"torch's headers need a newer C++ standard, and the compiler is GCC {g}, too old for it.",
-                    "Install a newer gcc/g++ (GCC 9 or later for torch 2.x) and point CC/CXX at it.",
-                    "https://github.com/pytorch/vision/issues/2509")
+        first = _as(
+            root,
+            "compiler_too_old",
+            UNDECIDED_CAP + 0.05,
+            f"torch's headers need a newer C++ standard, and the compiler is GCC {g}, too old for it.",
+            "Install a newer gcc/g++ (GCC 9 or later for torch 2.x) and point CC/CXX at it.",
+            "https://github.com/pytorch/vision/issues/2509",
+        )
         out = [first, _cap(root, UNDECIDED_CAP), *rest]
         notes.append(f"GCC {g} is in the log: the compiler, not only the -std flag, is too old.")
         return out, notes
 
     # 7. a CUDA cause in a ROCm build is at most a guess (pytorch/pytorch#7687).
-    cuda_causes = {"cuda_toolkit_incomplete", "cuda_toolkit_not_found", "cuda_version_mismatch",
-                   "cuda_arch_unsupported", "nvcc_unknown_host_flag", "cuda_toolkit_too_old"}
+    cuda_causes = {
+        "cuda_toolkit_incomplete",
+        "cuda_toolkit_not_found",
+        "cuda_version_mismatch",
+        "cuda_arch_unsupported",
+        "nvcc_unknown_host_flag",
+        "cuda_toolkit_too_old",
+    }
     if ctx.rocm and root.cause_id in cuda_causes and root.confidence > UNDECIDED_CAP:
         out = [_cap(root, 0.5), *rest]
         notes.append("This is a ROCm (HIP) build: a CUDA cause is only a guess here.")

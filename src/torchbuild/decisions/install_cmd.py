@@ -38,8 +38,9 @@ def sudo_prefix(os_info: Any) -> str:
     return "sudo "
 
 
-def install_command(os_info: Any, apt: str, dnf: str | None = None, brew: str | None = None,
-                    other: str | None = None) -> str:
+def install_command(
+    os_info: Any, apt: str, dnf: str | None = None, brew: str | None = None, other: str | None = None
+) -> str:
     """``apt-get install APT`` / ``dnf install DNF`` / ``brew install BREW`` for this OS,
     with ``sudo`` only when not root; ``other`` (or a plain sentence) where none fits or
     the package has no name for that manager."""

@@ -71,8 +71,12 @@ def _violations(policy: ManylinuxPolicy, names: set[str]) -> list[str]:
     return bad
 
 
-def fit_policy(version_needs: Iterable[Mapping[str, Iterable[str]]], needed: Iterable[str], shipped: Iterable[str],
-               policies: Iterable[ManylinuxPolicy]) -> PolicyFit:
+def fit_policy(
+    version_needs: Iterable[Mapping[str, Iterable[str]]],
+    needed: Iterable[str],
+    shipped: Iterable[str],
+    policies: Iterable[ManylinuxPolicy],
+) -> PolicyFit:
     """The oldest policy that all files fit.
 
     :param version_needs: per file, ``{library: [version names]}``.
@@ -96,5 +100,9 @@ def fit_policy(version_needs: Iterable[Mapping[str, Iterable[str]]], needed: Ite
     shipped_set = set(shipped)
     wl = chosen.whitelist if chosen else (ordered[-1].whitelist if ordered else frozenset())
     external = sorted({n for n in needed if n not in shipped_set and n not in wl})
-    return PolicyFit(policy=chosen.name if chosen else None, aliases=list(chosen.aliases) if chosen else [],
-                     blocking=blocking[:8], external=external)
+    return PolicyFit(
+        policy=chosen.name if chosen else None,
+        aliases=list(chosen.aliases) if chosen else [],
+        blocking=blocking[:8],
+        external=external,
+    )

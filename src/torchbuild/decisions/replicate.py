@@ -45,8 +45,15 @@ REPLICATE_CHECKS = ("cuda_version", "blas", "magma", "source_version", "unreprod
 #: (lines 165-250: ``elseif(BLAS STREQUAL "MKL")`` ... ``set(BLAS_INFO "mkl")``, ``"OpenBLAS"`` ->
 #: ``"open"``, ``"ATLAS"`` -> ``"atlas"``, ``"NVPL"`` -> ``"nvpl"``, ``"vecLib"`` -> ``"veclib"``,
 #: ``"APL"`` -> ``"apl"``, ``"Generic"`` -> ``"generic"``).
-BLAS_NAMES = {"mkl": "MKL", "open": "OpenBLAS", "atlas": "ATLAS", "nvpl": "NVPL", "veclib": "vecLib", "apl": "APL",
-              "generic": "Generic"}
+BLAS_NAMES = {
+    "mkl": "MKL",
+    "open": "OpenBLAS",
+    "atlas": "ATLAS",
+    "nvpl": "NVPL",
+    "veclib": "vecLib",
+    "apl": "APL",
+    "generic": "Generic",
+}
 
 
 @dataclass
@@ -70,8 +77,15 @@ class Replica:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict."""
-        return {"name": self.name, "version": self.version, "source": self.source, "commit": self.commit,
-                "profile": self.profile, "derived": self.derived, "findings": [f.to_dict() for f in self.findings]}
+        return {
+            "name": self.name,
+            "version": self.version,
+            "source": self.source,
+            "commit": self.commit,
+            "profile": self.profile,
+            "derived": self.derived,
+            "findings": [f.to_dict() for f in self.findings],
+        }
 
 
 def nvcc_flags_from(cuda_flags: str) -> str | None:
@@ -100,8 +114,16 @@ def _mm(v: str | None) -> str | None:
     return ".".join(parts[:2])
 
 
-def replicate(cfg: TorchConfig, *, cuda_version: str | None, cudnn_version: str | None, compiler: tuple[str, str] | None,
-              mkl: bool, openblas: bool, name: str | None = None) -> Replica:
+def replicate(
+    cfg: TorchConfig,
+    *,
+    cuda_version: str | None,
+    cudnn_version: str | None,
+    compiler: tuple[str, str] | None,
+    mkl: bool,
+    openblas: bool,
+    name: str | None = None,
+) -> Replica:
     """Build the :class:`Replica` for ``cfg`` on a machine described by the keyword facts.
 
     :param cuda_version: this machine's nvcc version ``"13.0"``, None when no toolkit.
@@ -115,8 +137,11 @@ def replicate(cfg: TorchConfig, *, cuda_version: str | None, cudnn_version: str 
     cuda_on = bool(cfg.use_cuda) or (cfg.use_cuda is None and bool(cfg.nvcc_arch_flags))
     variant = f"cu{cfg.cuda_runtime.replace('.', '')}" if cuda_on and cfg.cuda_runtime else "cpu"
     rname = name or f"replica-{version or 'unknown'}-{variant}"
-    prof: dict[str, Any] = {"inherits": "release", "description": f"rebuilds torch {version or '?'} ({variant}) "
-                            "as its torch.__config__.show() describes it", "mode": "wheel"}
+    prof: dict[str, Any] = {
+        "inherits": "release",
+        "description": f"rebuilds torch {version or '?'} ({variant}) as its torch.__config__.show() describes it",
+        "mode": "wheel",
+    }
     derived: dict[str, str] = {"mode": "official-like wheel (the release profile)"}
     findings: list[Finding] = []
     sets: dict[str, str] = {}
@@ -125,8 +150,11 @@ def replicate(cfg: TorchConfig, *, cuda_version: str | None, cudnn_version: str 
         prof["build_type"] = cfg.build_type
         derived["build_type"] = f"BUILD_TYPE={cfg.build_type}"
     prof["cuda"] = cuda_on
-    derived["cuda"] = f"USE_CUDA={cfg.setting('USE_CUDA')}" if cfg.setting("USE_CUDA") is not None else \
-        "NVCC architecture flags present"
+    derived["cuda"] = (
+        f"USE_CUDA={cfg.setting('USE_CUDA')}"
+        if cfg.setting("USE_CUDA") is not None
+        else "NVCC architecture flags present"
+    )
     if cuda_on:
         if cfg.arch_list:
             prof["arch"] = ";".join(cfg.arch_list)
@@ -149,8 +177,14 @@ def replicate(cfg: TorchConfig, *, cuda_version: str | None, cudnn_version: str 
         sets["BLAS"] = BLAS_NAMES[blas]
         derived["BLAS"] = f"BLAS_INFO={blas}"
     elif blas:
-        findings.append(Finding("blas", "warning", f"the build used BLAS_INFO={blas}, which torchbuild does not map to a "
-                                "BLAS setting.", "set BLAS yourself in the profile's set table (--set BLAS=...)."))
+        findings.append(
+            Finding(
+                "blas",
+                "warning",
+                f"the build used BLAS_INFO={blas}, which torchbuild does not map to a BLAS setting.",
+                "set BLAS yourself in the profile's set table (--set BLAS=...).",
+            )
+        )
     if sets:
         prof["set"] = dict(sorted(sets.items()))
         derived["set"] = "every USE_* build setting (1/0), BLAS from BLAS_INFO"
@@ -159,51 +193,112 @@ def replicate(cfg: TorchConfig, *, cuda_version: str | None, cudnn_version: str 
     want_cuda = _mm(cfg.cuda_runtime) if cuda_on else None
     if want_cuda:
         if cuda_version is None:
-            findings.append(Finding("cuda_toolkit", "error", f"the build used CUDA {want_cuda}; this machine has no CUDA "
-                                    "toolkit (nvcc), so the CUDA parts cannot be rebuilt here.",
-                                    f"install CUDA {want_cuda} (https://developer.nvidia.com/cuda-toolkit-archive) and set "
-                                    "CUDA_HOME, or build the CPU variant with --no-cuda."))
+            findings.append(
+                Finding(
+                    "cuda_toolkit",
+                    "error",
+                    f"the build used CUDA {want_cuda}; this machine has no CUDA "
+                    "toolkit (nvcc), so the CUDA parts cannot be rebuilt here.",
+                    f"install CUDA {want_cuda} (https://developer.nvidia.com/cuda-toolkit-archive) and set "
+                    "CUDA_HOME, or build the CPU variant with --no-cuda.",
+                )
+            )
         elif _mm(cuda_version) != want_cuda:
             sev = "error" if _major(cuda_version) != _major(want_cuda) else "warning"
-            findings.append(Finding("cuda_version", sev, f"the build used CUDA {want_cuda}; this machine's nvcc is "
-                                    f"{cuda_version}: the result would link another CUDA runtime.",
-                                    f"install CUDA {want_cuda} and point CUDA_HOME at it."))
+            findings.append(
+                Finding(
+                    "cuda_version",
+                    sev,
+                    f"the build used CUDA {want_cuda}; this machine's nvcc is "
+                    f"{cuda_version}: the result would link another CUDA runtime.",
+                    f"install CUDA {want_cuda} and point CUDA_HOME at it.",
+                )
+            )
         want_cudnn = cfg.cudnn if cmake_bool(cfg.setting("USE_CUDNN")) is not False else None
         if want_cudnn and cfg.setting("USE_CUDNN") is not None and cmake_bool(cfg.setting("USE_CUDNN")):
             if cudnn_version is None:
-                findings.append(Finding("cudnn", "error", f"the build used cuDNN {want_cudnn}; no cuDNN was found here.",
-                                        f"pip install nvidia-cudnn-cu{_major(want_cuda)} (or the cuDNN {want_cudnn} archive) "
-                                        "and set CUDNN_ROOT, or --set USE_CUDNN=0."))
+                findings.append(
+                    Finding(
+                        "cudnn",
+                        "error",
+                        f"the build used cuDNN {want_cudnn}; no cuDNN was found here.",
+                        f"pip install nvidia-cudnn-cu{_major(want_cuda)} (or the cuDNN {want_cudnn} archive) "
+                        "and set CUDNN_ROOT, or --set USE_CUDNN=0.",
+                    )
+                )
             elif _mm(cudnn_version) != _mm(want_cudnn):
-                findings.append(Finding("cudnn", "warning", f"the build used cuDNN {want_cudnn}; this machine has "
-                                        f"{cudnn_version}.", f"install cuDNN {want_cudnn}."))
+                findings.append(
+                    Finding(
+                        "cudnn",
+                        "warning",
+                        f"the build used cuDNN {want_cudnn}; this machine has {cudnn_version}.",
+                        f"install cuDNN {want_cudnn}.",
+                    )
+                )
     if cfg.magma:
-        findings.append(Finding("magma", "warning", f"the build linked Magma {cfg.magma}; torchbuild does not install it "
-                                "and PyTorch builds without it when it is absent (fewer GPU linear-algebra kernels).",
-                                "install magma built for this CUDA and add its prefix to CMAKE_PREFIX_PATH."))
+        findings.append(
+            Finding(
+                "magma",
+                "warning",
+                f"the build linked Magma {cfg.magma}; torchbuild does not install it "
+                "and PyTorch builds without it when it is absent (fewer GPU linear-algebra kernels).",
+                "install magma built for this CUDA and add its prefix to CMAKE_PREFIX_PATH.",
+            )
+        )
     if blas == "mkl" and not mkl:
-        findings.append(Finding("blas", "warning", "the build used MKL (BLAS_INFO=mkl); no MKL (mkl.h with libmkl_core) "
-                                "was found here, so CMake would fall back to another BLAS (or none).",
-                                "pip install mkl-static mkl-include (as the official build environment does), or set "
-                                "BLAS=OpenBLAS in the profile to build with OpenBLAS instead."))
+        findings.append(
+            Finding(
+                "blas",
+                "warning",
+                "the build used MKL (BLAS_INFO=mkl); no MKL (mkl.h with libmkl_core) "
+                "was found here, so CMake would fall back to another BLAS (or none).",
+                "pip install mkl-static mkl-include (as the official build environment does), or set "
+                "BLAS=OpenBLAS in the profile to build with OpenBLAS instead.",
+            )
+        )
     if blas == "open" and not openblas:
-        findings.append(Finding("blas", "warning", "the build used OpenBLAS; no libopenblas was found here.",
-                                "apt-get install libopenblas-dev."))
+        findings.append(
+            Finding(
+                "blas",
+                "warning",
+                "the build used OpenBLAS; no libopenblas was found here.",
+                "apt-get install libopenblas-dev.",
+            )
+        )
     if cfg.compiler_kind and cfg.compiler_version:
         here = f"{compiler[0]} {compiler[1]}" if compiler else "no C++ compiler"
         if compiler is None or compiler[0] != cfg.compiler_kind or _major(compiler[1]) != _major(cfg.compiler_version):
             cxx = cfg.setting("CXX_COMPILER")
-            findings.append(Finding("compiler", "note", f"the build used {cfg.compiler_kind.upper() if cfg.compiler_kind == 'gcc' else cfg.compiler_kind} "
-                                    f"{cfg.compiler_version}" + (f" ({cxx})" if cxx else "") + f"; this machine has {here}: "
-                                    "the binaries will differ (code generation, the glibc/libstdc++ versions they need).",
-                                    f"install {cfg.compiler_kind} {_major(cfg.compiler_version)} and set CC/CXX, if the "
-                                    "binaries must match."))
+            findings.append(
+                Finding(
+                    "compiler",
+                    "note",
+                    f"the build used {cfg.compiler_kind.upper() if cfg.compiler_kind == 'gcc' else cfg.compiler_kind} "
+                    f"{cfg.compiler_version}" + (f" ({cxx})" if cxx else "") + f"; this machine has {here}: "
+                    "the binaries will differ (code generation, the glibc/libstdc++ versions they need).",
+                    f"install {cfg.compiler_kind} {_major(cfg.compiler_version)} and set CC/CXX, if the "
+                    "binaries must match.",
+                )
+            )
     if not version:
-        findings.append(Finding("source_version", "warning", "the text has no TORCH_VERSION: torchbuild cannot tell which "
-                                "PyTorch source to build.", "build the tree of the version you want with this profile."))
+        findings.append(
+            Finding(
+                "source_version",
+                "warning",
+                "the text has no TORCH_VERSION: torchbuild cannot tell which PyTorch source to build.",
+                "build the tree of the version you want with this profile.",
+            )
+        )
     commit = cfg.commit_sha
-    return Replica(name=rname, version=version, source=f"pytorch@v{version}" if version else None, commit=commit,
-                   profile=prof, derived=derived, findings=findings)
+    return Replica(
+        name=rname,
+        version=version,
+        source=f"pytorch@v{version}" if version else None,
+        commit=commit,
+        profile=prof,
+        derived=derived,
+        findings=findings,
+    )
 
 
 def _toml_value(v: Any) -> str:

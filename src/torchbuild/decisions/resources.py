@@ -65,8 +65,10 @@ def choose_jobs(facts: Facts, *, cuda: bool, override: int | None = None) -> Job
     kind = "CUDA" if cuda else "C++"
     usable = max(0, int(res.memory_available_bytes or 0) - RESERVE_BYTES)
     mem_jobs = max(1, usable // per_job)
-    mem_text = (f"{_gib(res.memory_available_bytes)} available - {_gib(RESERVE_BYTES)} reserve "
-                f"at {per_job / 1e9:.0f} GB per {kind} compile job allows {mem_jobs}")
+    mem_text = (
+        f"{_gib(res.memory_available_bytes)} available - {_gib(RESERVE_BYTES)} reserve "
+        f"at {per_job / 1e9:.0f} GB per {kind} compile job allows {mem_jobs}"
+    )
     if override is not None and override >= 1:
         over = []
         if override > cores:
@@ -76,6 +78,7 @@ def choose_jobs(facts: Facts, *, cuda: bool, override: int | None = None) -> Job
         note = f"; that is {' and '.join(over)}" if over else ""
         return JobChoice(override, f"{override} jobs as requested{note}", "override", mem_jobs, cores)
     if mem_jobs < cores:
-        return JobChoice(mem_jobs, f"{mem_jobs} jobs: {mem_text}, fewer than the {cores} cores", "memory",
-                         mem_jobs, cores)
+        return JobChoice(
+            mem_jobs, f"{mem_jobs} jobs: {mem_text}, fewer than the {cores} cores", "memory", mem_jobs, cores
+        )
     return JobChoice(cores, f"{cores} jobs: one per core ({cores} cores; {mem_text})", "cores", mem_jobs, cores)

@@ -37,6 +37,7 @@ _HEADER = "PyTorch built with:"
 _SETTING_SPLIT = re.compile(r", (?=[A-Z][A-Z0-9_]*=)")
 _ARCH_RE = re.compile(r"code=(sm|compute)_(\d+[af]?)")
 
+
 def arch_flags_to_list(flags: list[str]) -> list[str]:
     """``["sm_80", "sm_90", "compute_90"]`` -> ``["8.0", "9.0+PTX"]`` (``TORCH_CUDA_ARCH_LIST`` form).
 

@@ -86,17 +86,25 @@ def explain_import_failure(
         ext_side += f" (requires {ext.torch_requirement})"
     if ext.cuda_libs:
         ext_side += f", built for CUDA ({', '.join(ext.cuda_libs)})"
-    torch_side = f"torch {torch_version or '?'}" + (f" (CUDA {torch_cuda})" if torch_cuda else " (CPU-only)" if torch_version else "")
+    torch_side = f"torch {torch_version or '?'}" + (
+        f" (CUDA {torch_cuda})" if torch_cuda else " (CPU-only)" if torch_version else ""
+    )
     pin = f"'torch=={_public(torch_version)}'" if torch_version else "torch"
 
     if cause == "python_dependency_missing":
         m = re.search(r"No module named ['\"]?([\w.]+)", error)
         missing = m.group(1).split(".")[0] if m else root.values.get("module", "?")
         if missing == top:
-            return Finding(UNKNOWN, f"{top} is not importable in this Python: {error}",
-                           f"install {name} into this Python, or pass --python with the one that has it.")
-        return Finding(cause, f"import {ext.module} needs the Python package {missing!r}, which is not installed",
-                       f"install it: pip install {missing} ({name} needs it at run time).")
+            return Finding(
+                UNKNOWN,
+                f"{top} is not importable in this Python: {error}",
+                f"install {name} into this Python, or pass --python with the one that has it.",
+            )
+        return Finding(
+            cause,
+            f"import {ext.module} needs the Python package {missing!r}, which is not installed",
+            f"install it: pip install {missing} ({name} needs it at run time).",
+        )
     if cause in ("torch_extension_mismatch", "cxx_abi_mismatch", "torch_cpu_only", "cuda_version_mismatch"):
         detail = {
             "torch_extension_mismatch": "was built for another torch",
@@ -104,14 +112,21 @@ def explain_import_failure(
             "torch_cpu_only": "needs a CUDA build of torch",
             "cuda_version_mismatch": "was built for another CUDA than torch",
         }[cause]
-        fix = (f"install the {name} built for this torch: pip install {name} {pin} (pip then picks the {name} release "
-               f"that requires this torch; use the same index URL as torch for its CUDA/CPU variant), or rebuild "
-               f"{name} against this torch: pip install --no-build-isolation --no-binary {name} {name}.")
+        fix = (
+            f"install the {name} built for this torch: pip install {name} {pin} (pip then picks the {name} release "
+            f"that requires this torch; use the same index URL as torch for its CUDA/CPU variant), or rebuild "
+            f"{name} against this torch: pip install --no-build-isolation --no-binary {name} {name}."
+        )
         if cause == "cxx_abi_mismatch":
-            fix = (f"rebuild {name} against this torch (pip install --no-build-isolation --no-binary {name} {name}; "
-                   f"torch.utils.cpp_extension uses torch's ABI), or install the {name} wheel made for this torch.")
+            fix = (
+                f"rebuild {name} against this torch (pip install --no-build-isolation --no-binary {name} {name}; "
+                f"torch.utils.cpp_extension uses torch's ABI), or install the {name} wheel made for this torch."
+            )
         return Finding(cause, f"{ext.module} {detail}: {ext_side}; installed {torch_side}. Error: {error}", fix)
     if cause != UNKNOWN:
         return Finding(cause, f"import {ext.module} failed: {error}", root.fix)
-    return Finding(UNKNOWN, f"import {ext.module} failed: {error}",
-                   f"read the error above; reinstall {name} for this torch ({torch_side}) if it names one of its files.")
+    return Finding(
+        UNKNOWN,
+        f"import {ext.module} failed: {error}",
+        f"read the error above; reinstall {name} for this torch ({torch_side}) if it names one of its files.",
+    )

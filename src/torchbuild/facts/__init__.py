@@ -24,16 +24,39 @@ __all__ = ["collect", "start_slow_probes", "ENV_VARS", "Facts"]
 #: Environment variables recorded in :attr:`Facts.env` when set: they change what a build
 #: does (``shared/reference/pytorch-build-facts.md`` §1, §5).
 ENV_VARS = [
-    "CC", "CXX", "CUDAHOSTCXX", "NVCC_CCBIN", "CUDA_HOME", "CUDA_PATH", "CUDNN_HOME", "CUDNN_PATH",
-    "CUDNN_INCLUDE_DIR", "CUDNN_LIB_DIR", "TORCH_CUDA_ARCH_LIST", "MAX_JOBS", "CMAKE_BUILD_PARALLEL_LEVEL",
-    "CPATH", "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "LD_LIBRARY_PATH", "CFLAGS", "CXXFLAGS",
-    "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "TORCH_DONT_CHECK_COMPILER_ABI", "USE_CUDA", "FORCE_CUDA",
-    "USE_NINJA", "CMAKE_GENERATOR", "PIP_NO_BUILD_ISOLATION", "CONDA_PREFIX", "VIRTUAL_ENV",
+    "CC",
+    "CXX",
+    "CUDAHOSTCXX",
+    "NVCC_CCBIN",
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDNN_HOME",
+    "CUDNN_PATH",
+    "CUDNN_INCLUDE_DIR",
+    "CUDNN_LIB_DIR",
+    "TORCH_CUDA_ARCH_LIST",
+    "MAX_JOBS",
+    "CMAKE_BUILD_PARALLEL_LEVEL",
+    "CPATH",
+    "CPLUS_INCLUDE_PATH",
+    "LIBRARY_PATH",
+    "LD_LIBRARY_PATH",
+    "CFLAGS",
+    "CXXFLAGS",
+    "NVCC_PREPEND_FLAGS",
+    "NVCC_APPEND_FLAGS",
+    "TORCH_DONT_CHECK_COMPILER_ABI",
+    "USE_CUDA",
+    "FORCE_CUDA",
+    "USE_NINJA",
+    "CMAKE_GENERATOR",
+    "PIP_NO_BUILD_ISOLATION",
+    "CONDA_PREFIX",
+    "VIRTUAL_ENV",
 ]
 
 
-def collect(source: Path | None = None, *, python: str | None = None,
-            build_dir: Path | None = None) -> Facts:
+def collect(source: Path | None = None, *, python: str | None = None, build_dir: Path | None = None) -> Facts:
     """Probe this machine (and ``source``, when given) and return the facts.
 
     :param source: a source tree folder (must exist) or None for the machine alone.

@@ -15,8 +15,19 @@ import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-__all__ = ["Output", "run", "start", "run_version", "remembered", "which", "read_text", "first_match", "TIMEOUT_S", "cache_dir",
-           "PROBE_CACHE_FILE"]
+__all__ = [
+    "Output",
+    "run",
+    "start",
+    "run_version",
+    "remembered",
+    "which",
+    "read_text",
+    "first_match",
+    "TIMEOUT_S",
+    "cache_dir",
+    "PROBE_CACHE_FILE",
+]
 
 #: Default time limit of one probe command, seconds.  ``--version`` takes milliseconds;
 #: the limit only stops a hung tool (an NFS mount, a broken driver) from hanging doctor.
@@ -43,8 +54,15 @@ _started_lock = threading.Lock()
 
 
 def _popen(argv: list[str], cwd: str | None) -> subprocess.Popen:
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            text=True, errors="replace", cwd=cwd)
+    return subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        errors="replace",
+        cwd=cwd,
+    )
 
 
 def start(argv: list[str], *, cwd: str | None = None) -> None:
@@ -66,8 +84,13 @@ def start(argv: list[str], *, cwd: str | None = None) -> None:
             pass
 
 
-def run(argv: list[str], *, timeout: float = TIMEOUT_S, env: dict[str, str] | None = None,
-        cwd: str | os.PathLike[str] | None = None) -> Output | None:
+def run(
+    argv: list[str],
+    *,
+    timeout: float = TIMEOUT_S,
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> Output | None:
     """Run ``argv`` (a list, no shell) and capture its output.  When the same ``argv``
     was :func:`start`-ed in the same ``cwd`` (and ``env`` is the default), that process
     is used.
@@ -89,8 +112,16 @@ def run(argv: list[str], *, timeout: float = TIMEOUT_S, env: dict[str, str] | No
             return None
         return Output(proc.returncode, stdout, stderr)
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, errors="replace",
-                              timeout=timeout, env=env, cwd=cwd, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
     return Output(done.returncode, done.stdout, done.stderr)
@@ -107,8 +138,15 @@ PROBE_CACHE_FILE = "probe-cache.json"
 
 #: Leading bytes of compiled executables (ELF, Mach-O 32/64/fat, PE).  Only these are
 #: remembered: a script (``#!``) may answer differently when files it reads change.
-_BINARY_MAGIC = (b"\x7fELF", b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe",
-                 b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"MZ")
+_BINARY_MAGIC = (
+    b"\x7fELF",
+    b"\xfe\xed\xfa\xce",
+    b"\xfe\xed\xfa\xcf",
+    b"\xce\xfa\xed\xfe",
+    b"\xcf\xfa\xed\xfe",
+    b"\xca\xfe\xba\xbe",
+    b"MZ",
+)
 _cache_lock = threading.Lock()
 _memo: dict[str, dict] | None = None
 

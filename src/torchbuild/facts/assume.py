@@ -36,8 +36,21 @@ from .model import GPU, Compiler, CudaToolkit, Driver, Facts, InstalledTorch, To
 
 __all__ = ["apply_assumptions", "KEYS"]
 
-KEYS = ("cuda", "gcc", "clang", "driver", "gpu", "python", "cmake", "ninja", "torch", "torch_cuda",
-        "cores", "memory", "disk")
+KEYS = (
+    "cuda",
+    "gcc",
+    "clang",
+    "driver",
+    "gpu",
+    "python",
+    "cmake",
+    "ninja",
+    "torch",
+    "torch_cuda",
+    "cores",
+    "memory",
+    "disk",
+)
 
 _VERSION = re.compile(r"\d+(\.\d+){0,3}")
 _GIB = 1 << 30
@@ -46,8 +59,10 @@ _GIB = 1 << 30
 def _version(key: str, value: str, parts: tuple[int, int] = (1, 4)) -> str:
     v = value.strip().lstrip("v")
     if not _VERSION.fullmatch(v) or not parts[0] <= v.count(".") + 1 <= parts[1]:
-        raise FactsFileError(f"--assume {key}={value!r}: not a version number (expected e.g. "
-                             f"{ {'cuda': '11.8', 'driver': '535.54.03', 'python': '3.12'}.get(key, '12.2') }).")
+        raise FactsFileError(
+            f"--assume {key}={value!r}: not a version number (expected e.g. "
+            f"{ {'cuda': '11.8', 'driver': '535.54.03', 'python': '3.12'}.get(key, '12.2') })."
+        )
     return v
 
 
@@ -71,8 +86,9 @@ def _gpu(value: str, index: int) -> GPU:
     if model is None:
         close = difflib.get_close_matches(name, compat.gpu_names(), n=3, cutoff=0.4)
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        raise FactsFileError(f"--assume gpu={value!r}: unknown GPU model.{hint} "
-                             f"Or give its compute capability: gpu=\"{name}:8.9\".")
+        raise FactsFileError(
+            f'--assume gpu={value!r}: unknown GPU model.{hint} Or give its compute capability: gpu="{name}:8.9".'
+        )
     return GPU(index=index, name=name, compute_capability=model.cc)
 
 
@@ -101,8 +117,9 @@ def apply_assumptions(facts: Facts, items: list[str]) -> Facts:
             mm = ".".join(v.split(".")[:2])
             if f.cuda is None or f.cuda.version != mm:
                 # a hypothetical toolkit: what the probed one holds (headers, archs) says nothing about it
-                f.cuda = CudaToolkit(home=f"/usr/local/cuda-{mm}", nvcc=f"/usr/local/cuda-{mm}/bin/nvcc",
-                                     found_by="assumed")
+                f.cuda = CudaToolkit(
+                    home=f"/usr/local/cuda-{mm}", nvcc=f"/usr/local/cuda-{mm}/bin/nvcc", found_by="assumed"
+                )
             f.cuda.version, f.cuda.full_version = mm, (v if v.count(".") >= 2 else None)
             f.cuda.gpu_codes = []
         elif key in ("gcc", "clang"):
@@ -130,7 +147,9 @@ def apply_assumptions(facts: Facts, items: list[str]) -> Facts:
             else:
                 m = re.fullmatch(r"(\d+\.\d+(?:\.\d+)?)(?:\+(cpu|cu(\d+)(\d)))?", value)
                 if not m:
-                    raise FactsFileError(f"--assume torch={value!r}: expected a torch version such as 2.4 or 2.4.0+cu121.")
+                    raise FactsFileError(
+                        f"--assume torch={value!r}: expected a torch version such as 2.4 or 2.4.0+cu121."
+                    )
                 t = f.torch or InstalledTorch()
                 t.version = value
                 if m.group(2) == "cpu":

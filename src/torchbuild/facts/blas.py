@@ -16,7 +16,13 @@ __all__ = ["find_mkl", "find_openblas"]
 
 
 def _prefixes() -> list[str]:
-    out = [sys.prefix, getattr(sys, "base_prefix", sys.prefix), "/opt/intel/oneapi/mkl/latest", "/opt/intel/mkl", "/usr"]
+    out = [
+        sys.prefix,
+        getattr(sys, "base_prefix", sys.prefix),
+        "/opt/intel/oneapi/mkl/latest",
+        "/opt/intel/mkl",
+        "/usr",
+    ]
     for p in os.environ.get("CMAKE_PREFIX_PATH", "").split(os.pathsep):
         if p:
             out.append(p)

@@ -34,8 +34,11 @@ def parse_compiler_version(text: str) -> tuple[str, str | None]:
     m = re.search(r"clang version (\d+(?:\.\d+)+)", text)
     if m:
         return "clang", m.group(1)
-    if ("Free Software Foundation" in text or "(GCC)" in first
-            or re.match(r"^(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+)(?:-\d+(?:\.\d+)*)?(?:\.exe)?\s", first)):
+    if (
+        "Free Software Foundation" in text
+        or "(GCC)" in first
+        or re.match(r"^(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+)(?:-\d+(?:\.\d+)*)?(?:\.exe)?\s", first)
+    ):
         m = re.search(r"\)\s+(\d+(?:\.\d+)+)", first) or re.search(r"\s(\d+\.\d+(?:\.\d+)?)(?:\s|$)", first)
         return "gcc", (m.group(1) if m else None)
     if "Microsoft" in text and "C/C++" in text:  # cl.exe prints its banner on stderr

@@ -60,8 +60,17 @@ HEADERS = [
 ]
 
 #: Shared libraries looked for (name without ``.so``).
-LIBRARIES = ["libcudart", "libcublas", "libcublasLt", "libcusparse", "libcusolver",
-             "libcurand", "libcufft", "libnvrtc", "libnvToolsExt"]
+LIBRARIES = [
+    "libcudart",
+    "libcublas",
+    "libcublasLt",
+    "libcusparse",
+    "libcusolver",
+    "libcurand",
+    "libcufft",
+    "libnvrtc",
+    "libnvToolsExt",
+]
 
 
 def parse_nvcc_version(text: str) -> tuple[str | None, str | None]:
@@ -95,10 +104,12 @@ def _wrapper_target(path: str) -> str | None:
 def looks_like_toolkit(home: str) -> bool:
     """True when ``home`` holds a CUDA toolkit (``include/cuda_runtime.h``, ``version.json``,
     ``version.txt`` or ``nvvm/``), not merely a ``bin/nvcc`` wrapper."""
-    return (os.path.isfile(os.path.join(home, "include", "cuda_runtime.h"))
-            or os.path.isfile(os.path.join(home, "version.json"))
-            or os.path.isfile(os.path.join(home, "version.txt"))
-            or os.path.isdir(os.path.join(home, "nvvm")))
+    return (
+        os.path.isfile(os.path.join(home, "include", "cuda_runtime.h"))
+        or os.path.isfile(os.path.join(home, "version.json"))
+        or os.path.isfile(os.path.join(home, "version.txt"))
+        or os.path.isdir(os.path.join(home, "nvvm"))
+    )
 
 
 def find_cuda_home(env: dict[str, str] | None = None) -> tuple[str | None, str | None]:
@@ -242,8 +253,9 @@ def _version_without_nvcc(home: str) -> str | None:
     return None
 
 
-def probe_cuda(site_dirs: list[str], env: dict[str, str] | None = None,
-               pool: Executor | None = None) -> CudaToolkit | None:
+def probe_cuda(
+    site_dirs: list[str], env: dict[str, str] | None = None, pool: Executor | None = None
+) -> CudaToolkit | None:
     """The toolkit a build will use, or None when there is no toolkit and no nvcc.
 
     :param site_dirs: the build interpreter's ``sys.path`` folders (for ``nvidia-*`` wheels).
@@ -299,8 +311,7 @@ def complete_toolkit(tk: CudaToolkit, site_dirs: list[str], env: dict[str, str] 
     tk.libraries = {lib: _find_lib(lib, lib_dirs, listing) for lib in LIBRARIES}
     th = torch_cuda_home(env)
     tk.torch_cuda_home = th
-    tk.torch_cuda_home_has_headers = (os.path.isfile(os.path.join(th, "include", "cuda_runtime.h"))
-                                      if th else None)
+    tk.torch_cuda_home_has_headers = os.path.isfile(os.path.join(th, "include", "cuda_runtime.h")) if th else None
 
 
 def _parse_cudnn(text: str) -> str | None:

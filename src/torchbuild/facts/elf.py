@@ -23,7 +23,9 @@ def ldd(path: str, lib_dirs: list[str] | None = None) -> dict[str, str | None]:
     """
     env = dict(os.environ)
     if lib_dirs:
-        env["LD_LIBRARY_PATH"] = os.pathsep.join(lib_dirs + ([env["LD_LIBRARY_PATH"]] if env.get("LD_LIBRARY_PATH") else []))
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(
+            lib_dirs + ([env["LD_LIBRARY_PATH"]] if env.get("LD_LIBRARY_PATH") else [])
+        )
     ldd = shutil.which("ldd")
     if ldd is None:
         return {}
@@ -50,7 +52,13 @@ def elf_info(path: str, *, symbols: bool = False) -> dict[str, Any]:
         from elftools.elf.elffile import ELFFile
     except ImportError:  # pragma: no cover - a declared dependency
         return {}
-    info: dict[str, Any] = {"needed": [], "runpath": None, "rpath": None, "cxx11_symbols": 0, "undefined_cxx_symbols": 0}
+    info: dict[str, Any] = {
+        "needed": [],
+        "runpath": None,
+        "rpath": None,
+        "cxx11_symbols": 0,
+        "undefined_cxx_symbols": 0,
+    }
     try:
         with open(path, "rb") as f:
             elf = ELFFile(f)

@@ -169,8 +169,9 @@ def ldconfig_cache() -> dict[str, str]:
     return cache
 
 
-def resolve_needed(info: ElfInfo, *, ld_library_path: list[str] | None = None,
-                   extra_dirs: list[str] | None = None) -> dict[str, str | None]:
+def resolve_needed(
+    info: ElfInfo, *, ld_library_path: list[str] | None = None, extra_dirs: list[str] | None = None
+) -> dict[str, str | None]:
     """``{needed soname: resolved path or None}`` for one file, in ld.so's order.
 
     :param ld_library_path: directories to treat as ``LD_LIBRARY_PATH`` (default none:
@@ -208,6 +209,7 @@ def resolve_needed(info: ElfInfo, *, ld_library_path: list[str] | None = None,
 
 
 # --------------------------------------------------------------------------- CUDA arches
+
 
 @dataclass
 class CudaArchs:
@@ -257,9 +259,11 @@ def cuda_archs(info: ElfInfo, cuobjdump: str | None) -> CudaArchs:
     if not info.fatbin_bytes:
         return CudaArchs(reason="no CUDA device code (no .nv_fatbin section)")
     if cuobjdump is None:
-        return CudaArchs(reason=f"{info.fatbin_bytes} bytes of CUDA device code (.nv_fatbin), but cuobjdump was not found "
-                                "(not on PATH, in $CUDA_HOME/bin or /usr/local/cuda*/bin): install the CUDA toolkit's "
-                                "cuobjdump or `pip install nvidia-cuda-cuobjdump` to list its arches")
+        return CudaArchs(
+            reason=f"{info.fatbin_bytes} bytes of CUDA device code (.nv_fatbin), but cuobjdump was not found "
+            "(not on PATH, in $CUDA_HOME/bin or /usr/local/cuda*/bin): install the CUDA toolkit's "
+            "cuobjdump or `pip install nvidia-cuda-cuobjdump` to list its arches"
+        )
     res = CudaArchs(tool=cuobjdump)
     for flag, target in (("--list-elf", res.sass), ("--list-ptx", res.ptx)):
         argv = [cuobjdump, flag, info.path]

@@ -32,8 +32,7 @@ from .model import GPU, Driver
 __all__ = ["probe_gpus", "parse_smi_query", "parse_smi_header_cuda", "parse_procfs_version", "SMI_QUERY"]
 
 #: The ``nvidia-smi`` query used when NVML does not load.
-SMI_QUERY = ["--query-gpu=index,name,compute_cap,memory.total,driver_version",
-             "--format=csv,noheader,nounits"]
+SMI_QUERY = ["--query-gpu=index,name,compute_cap,memory.total,driver_version", "--format=csv,noheader,nounits"]
 _SMI_QUERY_OLD = ["--query-gpu=index,name,memory.total,driver_version", "--format=csv,noheader,nounits"]
 
 
@@ -96,12 +95,14 @@ def parse_smi_query(text: str, with_cc: bool = True) -> tuple[str | None, list[G
         else:
             continue
         driver = drv or driver
-        gpus.append(GPU(
-            index=int(idx) if idx.isdigit() else len(gpus),
-            name=name,
-            compute_capability=cc if re.fullmatch(r"\d+\.\d+", cc) else None,
-            memory_mib=int(float(mem)) if re.fullmatch(r"\d+(\.\d+)?", mem) else None,
-        ))
+        gpus.append(
+            GPU(
+                index=int(idx) if idx.isdigit() else len(gpus),
+                name=name,
+                compute_capability=cc if re.fullmatch(r"\d+\.\d+", cc) else None,
+                memory_mib=int(float(mem)) if re.fullmatch(r"\d+(\.\d+)?", mem) else None,
+            )
+        )
     return driver, gpus
 
 

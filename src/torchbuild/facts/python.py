@@ -71,16 +71,18 @@ def python_info(python: str | None = None) -> PythonInfo:
     """
     if is_this_interpreter(python):
         paths = sysconfig.get_paths()
-        return _from_data({
-            "version": "%d.%d.%d" % sys.version_info[:3],
-            "executable": sys.executable,
-            "prefix": sys.prefix,
-            "base_prefix": sys.base_prefix,
-            "purelib": paths.get("purelib") or "",
-            "include": paths.get("include") or "",
-            # sys.path[0] is the script's folder (torchbuild's bin dir): not where packages live
-            "sys_path": [p for p in sys.path[1:] if p and os.path.isabs(p)],
-        })
+        return _from_data(
+            {
+                "version": "%d.%d.%d" % sys.version_info[:3],
+                "executable": sys.executable,
+                "prefix": sys.prefix,
+                "base_prefix": sys.base_prefix,
+                "purelib": paths.get("purelib") or "",
+                "include": paths.get("include") or "",
+                # sys.path[0] is the script's folder (torchbuild's bin dir): not where packages live
+                "sys_path": [p for p in sys.path[1:] if p and os.path.isabs(p)],
+            }
+        )
     out = run(probe_argv(python), timeout=30)
     if out is None:
         raise PythonProbeError(f"cannot run Python interpreter {python!r}")

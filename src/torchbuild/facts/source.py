@@ -70,7 +70,7 @@ def _strip_comments(text: str) -> str:
             j = i + 1
             while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1])
+            out.append(text[i : j + 1])
             i = j + 1
         elif c == "#":
             m = re.match(r"#\[(=*)\[", text[i:])
@@ -136,7 +136,7 @@ def cmake_commands(text: str, names: set[str]) -> list[tuple[str, list[str]]]:
                 depth += ch == "("
                 depth -= ch == ")"
             i += 1
-        out.append((name, _split_args(clean[m.end():i - 1])))
+        out.append((name, _split_args(clean[m.end() : i - 1])))
     return out
 
 
@@ -149,11 +149,11 @@ def parse_cmake_options(text: str) -> list[CMakeOption]:
         if not args or args[0] in seen or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", args[0]):
             continue
         if name == "option" and len(args) >= 2:
-            opts.append(CMakeOption(name=args[0], description=args[1],
-                                    default=args[2] if len(args) >= 3 else "OFF"))
+            opts.append(CMakeOption(name=args[0], description=args[1], default=args[2] if len(args) >= 3 else "OFF"))
         elif name == "cmake_dependent_option" and len(args) >= 5:
-            opts.append(CMakeOption(name=args[0], description=args[1], default=args[2],
-                                    condition=args[3], forced=args[4]))
+            opts.append(
+                CMakeOption(name=args[0], description=args[1], default=args[2], condition=args[3], forced=args[4])
+            )
         else:
             continue
         seen.add(args[0])
@@ -394,14 +394,12 @@ def probe_source(path: Path) -> SourceTree:
     is_git = (root / ".git").exists()
 
     tree.build_requires = list(pyproject.get("build-system", {}).get("requires", []) or [])
-    if (version_txt and (root / "c10").is_dir() and (root / "torch").is_dir()
-            and (setup_py is not None or pyproject)):
+    if version_txt and (root / "c10").is_dir() and (root / "torch").is_dir() and (setup_py is not None or pyproject):
         tree.kind, tree.name = "pytorch", "torch"
         tree.frontend = "setup.py" if setup_py is not None else "scikit-build-core"
         tree.has_cuda_sources = (root / "aten" / "src" / "ATen" / "native" / "cuda").is_dir()
     else:
-        uses_ext = bool(setup_py and re.search(
-            r"cpp_extension|CUDAExtension|CppExtension|BuildExtension", setup_py))
+        uses_ext = bool(setup_py and re.search(r"cpp_extension|CUDAExtension|CppExtension|BuildExtension", setup_py))
         finds_torch = bool(cmake_text and re.search(r"find_package\s*\(\s*Torch\b", cmake_text, re.IGNORECASE))
         if uses_ext or finds_torch:
             tree.kind = "extension"
@@ -422,8 +420,10 @@ def probe_source(path: Path) -> SourceTree:
         version = version or (project.get("version") if isinstance(project.get("version"), str) else None)
         if setup_py:
             name = name or (re.search(r"\bname\s*=\s*['\"]([^'\"]+)['\"]", setup_py) or [None, None])[1]
-            version = version or (re.search(
-                r"\b(?:__version__|version)\s*=\s*['\"](\d[^'\"]*)['\"]", setup_py) or [None, None])[1]
+            version = (
+                version
+                or (re.search(r"\b(?:__version__|version)\s*=\s*['\"](\d[^'\"]*)['\"]", setup_py) or [None, None])[1]
+            )
         tree.name, tree.version = name, version or version_txt
 
     if cmake_text:

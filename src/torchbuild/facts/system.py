@@ -118,8 +118,7 @@ def resources(disk_path: Path | None = None) -> Resources:
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
     vm = psutil.virtual_memory()
-    res = Resources(cpu_count=cores, memory_total_bytes=int(vm.total),
-                    memory_available_bytes=int(vm.available))
+    res = Resources(cpu_count=cores, memory_total_bytes=int(vm.total), memory_available_bytes=int(vm.available))
     if platform.system() == "Linux":
         cpu, mem, used = _cgroup_limits()
         if cpu is not None:

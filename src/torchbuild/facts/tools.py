@@ -87,7 +87,11 @@ def probe_tool(name: str, extra_dirs: list[str] | None = None, *, cwd: str | Non
     question = shim_question(name, argv[0])
     if question is not None:
         out = run(question, cwd=cwd)
-        real = out.stdout.strip().splitlines()[-1] if out is not None and out.returncode == 0 and out.stdout.strip() else ""
+        real = (
+            out.stdout.strip().splitlines()[-1]
+            if out is not None and out.returncode == 0 and out.stdout.strip()
+            else ""
+        )
         if os.path.isabs(real) and os.path.isfile(real) and os.access(real, os.X_OK):
             shim, argv = argv[0], [real, *argv[1:]]
     out = run_version(argv)

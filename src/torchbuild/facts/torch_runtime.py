@@ -34,7 +34,7 @@ _MARKER = "@@torchbuild-verify@@"
 # --------------------------------------------------------------------------------------
 # The collector: runs inside the checked Python.  Standard library only; Python >= 3.8.
 # --------------------------------------------------------------------------------------
-_COLLECTOR = r'''
+_COLLECTOR = r"""
 import glob, importlib, json, os, sys, traceback
 mode, module, smoke, marker = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 r = {"python": sys.executable, "python_version": sys.version.split()[0], "cwd": os.getcwd(), "errors": {}}
@@ -117,8 +117,7 @@ try:
 except OSError:
     r["mapped"] = None
 sys.stdout.write("\n" + marker + json.dumps(r) + "\n")
-'''
-
+"""
 
 
 def resolve_python(python: str) -> str:
@@ -187,6 +186,8 @@ def find_module_files(python: str, module: str) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="torchbuild-verify-") as cwd:
         try:
             proc = subprocess.run([python, "-I", "-c", code], cwd=cwd, capture_output=True, text=True, timeout=60)
-            return json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 and proc.stdout.strip() else []
+            return (
+                json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 and proc.stdout.strip() else []
+            )
         except (subprocess.TimeoutExpired, json.JSONDecodeError, IndexError, OSError):
             return []

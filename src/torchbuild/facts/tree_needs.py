@@ -12,8 +12,14 @@ from pathlib import Path
 from ._util import read_text
 from .model import SourceTree
 
-__all__ = ["non_empty_dirs", "cmake_third_party_refs", "parse_flatbuffers_assert", "parse_python_minimum",
-           "parse_gcc_minimum", "tree_requirements"]
+__all__ = [
+    "non_empty_dirs",
+    "cmake_third_party_refs",
+    "parse_flatbuffers_assert",
+    "parse_python_minimum",
+    "parse_gcc_minimum",
+    "tree_requirements",
+]
 
 
 def _has_content(folder: Path) -> bool:
@@ -45,8 +51,10 @@ def non_empty_dirs(root: Path, tops: tuple[str, ...] = ("third_party", "debian")
     return sorted(out)
 
 
-_FB_ASSERT = re.compile(r"FLATBUFFERS_VERSION_MAJOR\s*==\s*(\d+)\s*&&\s*FLATBUFFERS_VERSION_MINOR\s*==\s*(\d+)"
-                        r"\s*&&\s*FLATBUFFERS_VERSION_REVISION\s*==\s*(\d+)")
+_FB_ASSERT = re.compile(
+    r"FLATBUFFERS_VERSION_MAJOR\s*==\s*(\d+)\s*&&\s*FLATBUFFERS_VERSION_MINOR\s*==\s*(\d+)"
+    r"\s*&&\s*FLATBUFFERS_VERSION_REVISION\s*==\s*(\d+)"
+)
 
 
 def parse_flatbuffers_assert(text: str) -> str | None:
@@ -64,15 +72,25 @@ def parse_python_minimum(setup_py: str) -> str | None:
 def parse_gcc_minimum(cmake_text: str) -> str | None:
     """``"9.3"`` from CMakeLists.txt's ``if(CMAKE_COMPILER_IS_GNUCXX AND CMAKE_CXX_COMPILER_VERSION
     VERSION_LESS 9.3)`` check (pytorch/pytorch CMakeLists.txt, v2.6.0 line 58)."""
-    m = re.search(r"CMAKE_COMPILER_IS_GNUCXX\s+AND\s+CMAKE_CXX_COMPILER_VERSION\s+VERSION_LESS\s+(\d+(?:\.\d+)*)",
-                  cmake_text)
+    m = re.search(
+        r"CMAKE_COMPILER_IS_GNUCXX\s+AND\s+CMAKE_CXX_COMPILER_VERSION\s+VERSION_LESS\s+(\d+(?:\.\d+)*)", cmake_text
+    )
     return m.group(1) if m else None
 
 
 #: The CMake files of a PyTorch tree that add third-party code (relative paths; globs).
-_CMAKE_FILES = ("CMakeLists.txt", "cmake/*.cmake", "cmake/public/*.cmake", "cmake/Modules/*.cmake",
-                "cmake/External/*.cmake", "caffe2/CMakeLists.txt",
-                "c10/CMakeLists.txt", "torch/CMakeLists.txt", "aten/src/ATen/CMakeLists.txt", "aten/CMakeLists.txt")
+_CMAKE_FILES = (
+    "CMakeLists.txt",
+    "cmake/*.cmake",
+    "cmake/public/*.cmake",
+    "cmake/Modules/*.cmake",
+    "cmake/External/*.cmake",
+    "caffe2/CMakeLists.txt",
+    "c10/CMakeLists.txt",
+    "torch/CMakeLists.txt",
+    "aten/src/ATen/CMakeLists.txt",
+    "aten/CMakeLists.txt",
+)
 _THIRD_PARTY_REF = re.compile(r"(?:third_party|THIRD_PARTY_ROOT\})/([A-Za-z0-9_.+-]+?)(?=[/\s\"')}]|$)")
 
 

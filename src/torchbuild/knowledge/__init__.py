@@ -67,8 +67,7 @@ def load(name: str) -> dict[str, Any]:
             for s in [src] if isinstance(src, str) else src:
                 if not _is_citation(s) and s not in sources:
                     raise KnowledgeError(
-                        f"{name}.toml: {key}[{i}] cites {s!r}, which is neither a URL/path "
-                        f"nor a key of [meta.sources]"
+                        f"{name}.toml: {key}[{i}] cites {s!r}, which is neither a URL/path nor a key of [meta.sources]"
                     )
     return doc
 

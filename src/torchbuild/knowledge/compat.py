@@ -133,9 +133,14 @@ def host_compiler_limits(cuda: str) -> HostLimits | None:
     mm = major_minor(cuda)
     for row in rows("cuda_host_compilers", "limits"):
         if mm in row["cuda"]:
-            return HostLimits(cuda=mm or cuda, **{k: row.get(k) for k in (
-                "gcc_max", "clang_max", "gcc_min", "clang_min", "gcc_max_ga", "clang_max_ga", "ga_nvcc")},
-                **_cited("cuda_host_compilers", row))
+            return HostLimits(
+                cuda=mm or cuda,
+                **{
+                    k: row.get(k)
+                    for k in ("gcc_max", "clang_max", "gcc_min", "clang_min", "gcc_max_ga", "clang_max_ga", "ga_nvcc")
+                },
+                **_cited("cuda_host_compilers", row),
+            )
     return None
 
 
@@ -154,8 +159,12 @@ def driver_minimum(cuda: str) -> DriverMinimum | None:
     mm = major_minor(cuda)
     for row in rows("cuda_drivers", "toolkits"):
         if row["cuda"] == mm:
-            return DriverMinimum(cuda=mm, min_driver=row["min_driver"], updates=dict(row.get("updates", {})),
-                                 **_cited("cuda_drivers", row))
+            return DriverMinimum(
+                cuda=mm,
+                min_driver=row["min_driver"],
+                updates=dict(row.get("updates", {})),
+                **_cited("cuda_drivers", row),
+            )
     return None
 
 
@@ -203,8 +212,9 @@ def cuda_arch_support(cuda: str) -> ArchSupport | None:
     mm = major_minor(cuda)
     for row in rows("cuda_archs", "archs"):
         if mm in row["cuda"]:
-            return ArchSupport(cuda=mm, oldest=row["oldest"], newest=row["newest"], archs=row.get("archs"),
-                               **_cited("cuda_archs", row))
+            return ArchSupport(
+                cuda=mm, oldest=row["oldest"], newest=row["newest"], archs=row.get("archs"), **_cited("cuda_archs", row)
+            )
     return None
 
 
@@ -269,8 +279,10 @@ class ReleaseFacts:
     @property
     def known(self) -> bool:
         """True when at least one table covers this release."""
-        return any(getattr(self, k) is not None for k in
-                   ("python", "cmake", "compiler", "cxx_standard", "cuda", "extension_arches"))
+        return any(
+            getattr(self, k) is not None
+            for k in ("python", "cmake", "compiler", "cxx_standard", "cuda", "extension_arches")
+        )
 
 
 def torch_release(version: str) -> ReleaseFacts:

@@ -55,15 +55,21 @@ def load_policies(arch: str = "x86_64") -> tuple[ManylinuxPolicy, ...]:
     try:
         text = (resources.files("auditwheel") / "policy" / "manylinux-policy.json").read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError) as exc:
-        raise RuntimeError("auditwheel's policy data is missing: `pip install auditwheel` (a torchbuild dependency)") from exc
+        raise RuntimeError(
+            "auditwheel's policy data is missing: `pip install auditwheel` (a torchbuild dependency)"
+        ) from exc
     out = []
     for p in json.loads(text):
         versions = p.get("symbol_versions", {}).get(arch)
         if p["name"] == "linux" or versions is None:
             continue
-        out.append(ManylinuxPolicy(
-            name=p["name"], aliases=tuple(p.get("aliases", [])), priority=int(p["priority"]),
-            symbol_versions={k: frozenset(v) for k, v in versions.items()},
-            whitelist=frozenset(p.get("lib_whitelist", [])),
-        ))
+        out.append(
+            ManylinuxPolicy(
+                name=p["name"],
+                aliases=tuple(p.get("aliases", [])),
+                priority=int(p["priority"]),
+                symbol_versions={k: frozenset(v) for k, v in versions.items()},
+                whitelist=frozenset(p.get("lib_whitelist", [])),
+            )
+        )
     return tuple(sorted(out, key=lambda q: -q.priority))

@@ -17,8 +17,9 @@ def _sccache_json(exe: str, env: Mapping[str, str]) -> dict[str, Any]:
     return parse_sccache_stats(_check(_run(argv, env), argv))[1]
 
 
-def ensure_sccache_server(exe: str, env: MutableMapping[str, str], *, redis_endpoint: str | None,
-                          basedir: str | None) -> list[str]:
+def ensure_sccache_server(
+    exe: str, env: MutableMapping[str, str], *, redis_endpoint: str | None, basedir: str | None
+) -> list[str]:
     """Make the sccache server that ``env`` reaches (``SCCACHE_SERVER_PORT``/``_UDS``) use
     the plan's backend and base directory, restarting it when it does not.
 
@@ -41,7 +42,9 @@ def ensure_sccache_server(exe: str, env: MutableMapping[str, str], *, redis_endp
     started = _run(argv, env)
     if started.returncode == 0:
         data = _sccache_json(exe, env)
-        msgs.append(f"started the sccache server: {data.get('cache_location')}, base directories {data.get('basedirs')}")
+        msgs.append(
+            f"started the sccache server: {data.get('cache_location')}, base directories {data.get('basedirs')}"
+        )
         return msgs
     if "address in use" not in (started.stderr + started.stdout).lower():
         _check(started, argv)
@@ -49,7 +52,9 @@ def ensure_sccache_server(exe: str, env: MutableMapping[str, str], *, redis_endp
     loc = str(data.get("cache_location") or "")
     dirs = [str(d) for d in (data.get("basedirs") or [])]
     want_redis = redis_endpoint is not None
-    fits_backend = (loc.lower().startswith("redis") and redis_endpoint in loc) if want_redis else loc.startswith("Local disk")
+    fits_backend = (
+        (loc.lower().startswith("redis") and redis_endpoint in loc) if want_redis else loc.startswith("Local disk")
+    )
     if not want_redis and env.get("SCCACHE_DIR") and fits_backend:
         fits_backend = str(Path(env["SCCACHE_DIR"])) in loc
     norm = [d.rstrip("/") for d in dirs]
@@ -68,7 +73,8 @@ def ensure_sccache_server(exe: str, env: MutableMapping[str, str], *, redis_endp
         why.append(f"it used {loc or 'another cache'}")
     if not fits_base:
         why.append(f"its base directories {dirs or '(none)'} lacked this tree")
-    msgs.append(f"restarted the sccache server ({'; '.join(why)}): now {new.get('cache_location')}, "
-                f"base directories {new.get('basedirs')}")
+    msgs.append(
+        f"restarted the sccache server ({'; '.join(why)}): now {new.get('cache_location')}, "
+        f"base directories {new.get('basedirs')}"
+    )
     return msgs
-

@@ -31,7 +31,6 @@ WATCH_INTERVAL_S = 3.0
 WATCH_FAILURES = 2
 
 
-
 @dataclass
 class CacheSession:
     """The compile cache of one build: what was set up and the counters before it.
@@ -61,8 +60,9 @@ class CacheSession:
     def tool(self) -> str:
         return str(self.setup.get("tool") or "none")
 
-    def watch(self, log: Any | None = None, *, interval: float = WATCH_INTERVAL_S,
-              failures: int = WATCH_FAILURES) -> bool:
+    def watch(
+        self, log: Any | None = None, *, interval: float = WATCH_INTERVAL_S, failures: int = WATCH_FAILURES
+    ) -> bool:
         """While the build runs, check the shared sccache backend every ``interval``
         seconds (a TCP connection to the plan's ``check`` host and port, as when the build
         started); after ``failures`` failed checks in a row, restart the sccache server on
@@ -137,14 +137,22 @@ class CacheSession:
             location = f"unknown ({exc})"
         if location and location.startswith("Local disk"):
             self.backend = f"local (fallback: {url} stopped answering during the build)"
-            _warn(self, f"the shared cache {url} stopped answering during the build ({why}); restarted the sccache "
-                        f"server on the local cache ({location}) so that compiles do not wait on it (sccache waits "
-                        "up to 60 s per compile for a backend that is gone).", log)
+            _warn(
+                self,
+                f"the shared cache {url} stopped answering during the build ({why}); restarted the sccache "
+                f"server on the local cache ({location}) so that compiles do not wait on it (sccache waits "
+                "up to 60 s per compile for a backend that is gone).",
+                log,
+            )
         else:
-            _warn(self, f"the shared cache {url} stopped answering during the build ({why}), and the sccache server "
-                        f"could not be switched to the local cache (it reports {location}); compiles may wait up to "
-                        "60 s each. Stop the build and run it again: it will check the cache first and use the local "
-                        "one.", log)
+            _warn(
+                self,
+                f"the shared cache {url} stopped answering during the build ({why}), and the sccache server "
+                f"could not be switched to the local cache (it reports {location}); compiles may wait up to "
+                "60 s each. Stop the build and run it again: it will check the cache first and use the local "
+                "one.",
+                log,
+            )
 
     def finish(self) -> dict[str, Any]:
         """Read the counters again; the record entry: tool, exe, version, backend,
@@ -154,10 +162,18 @@ class CacheSession:
         server's counters, ``replaced`` the old server's (since ``before``), and ``delta``
         their sum."""
         self.stop_watching()
-        out: dict[str, Any] = {"tool": self.tool, "exe": self.setup.get("exe"), "version": self.setup.get("version"),
-                               "backend": self.backend, "url": self.setup.get("url"),
-                               "distribute": self.setup.get("distribute"), "hosts": self.env.get("DISTCC_HOSTS"),
-                               "compilers": self.compilers, "warnings": self.warnings, "actions": self.actions}
+        out: dict[str, Any] = {
+            "tool": self.tool,
+            "exe": self.setup.get("exe"),
+            "version": self.setup.get("version"),
+            "backend": self.backend,
+            "url": self.setup.get("url"),
+            "distribute": self.setup.get("distribute"),
+            "hosts": self.env.get("DISTCC_HOSTS"),
+            "compilers": self.compilers,
+            "warnings": self.warnings,
+            "actions": self.actions,
+        }
         if self.tool in ("ccache", "sccache"):
             after = None
             env = self.env
@@ -175,11 +191,20 @@ class CacheSession:
                 delta = after.minus(self.before) if after is not None and self.before is not None else None
             if self.replaced is not None:
                 out["replaced"] = self.replaced.to_dict()
-            out.update(before=self.before.to_dict() if self.before else None, after=after.to_dict() if after else None,
-                       delta=delta.to_dict() if delta else None, location=(after or self.before).location if (after or self.before) else None)
+            out.update(
+                before=self.before.to_dict() if self.before else None,
+                after=after.to_dict() if after else None,
+                delta=delta.to_dict() if delta else None,
+                location=(after or self.before).location if (after or self.before) else None,
+            )
             if delta is not None:
-                out.update(hits=delta.hits, misses=delta.misses, uncacheable=delta.uncacheable, errors=delta.errors,
-                           hit_rate=delta.to_dict()["hit_rate"])
+                out.update(
+                    hits=delta.hits,
+                    misses=delta.misses,
+                    uncacheable=delta.uncacheable,
+                    errors=delta.errors,
+                    hit_rate=delta.to_dict()["hit_rate"],
+                )
                 if delta.errors and self.backend == "redis":
                     self._warn_backend_errors(delta)
         return out
@@ -188,13 +213,20 @@ class CacheSession:
         """Warn that the shared backend failed some reads or writes during the build
         (ccache's ``remote_storage_error``/``_timeout``; sccache's cache read and write
         errors): the compiles ran, but those entries are not shared."""
-        names = _CCACHE_ERRORS if self.tool == "ccache" else ("cache_errors", "cache_read_errors",
-                                                              "cache_write_errors", "cache_timeouts")
+        names = (
+            _CCACHE_ERRORS
+            if self.tool == "ccache"
+            else ("cache_errors", "cache_read_errors", "cache_write_errors", "cache_timeouts")
+        )
         detail = ", ".join(f"{k} {delta.counters[k]}" for k in names if delta.counters.get(k))
         url = self.setup.get("url")
-        _warn(self, f"the shared cache {url} failed {delta.errors} time(s) during the build ({detail}); those "
-                    "compiles ran here but were not read from or stored in it. Check that the server is up and that "
-                    f"the URL's password and database number are right (redis-cli -u '{url}' ping).", self.log)
+        _warn(
+            self,
+            f"the shared cache {url} failed {delta.errors} time(s) during the build ({detail}); those "
+            "compiles ran here but were not read from or stored in it. Check that the server is up and that "
+            f"the URL's password and database number are right (redis-cli -u '{url}' ping).",
+            self.log,
+        )
 
 
 def _warn(session: CacheSession, msg: str, log: Any | None) -> None:
@@ -216,8 +248,14 @@ def _say(session: CacheSession, msg: str, log: Any | None) -> None:
         log.write(f"[torchbuild] cache: {msg}\n".encode())
 
 
-def start_session(setup: Mapping[str, Any] | None, env: MutableMapping[str, str], tree: Path, *,
-                  compilers: Mapping[str, Any] | None = None, log: Any | None = None) -> CacheSession | None:
+def start_session(
+    setup: Mapping[str, Any] | None,
+    env: MutableMapping[str, str],
+    tree: Path,
+    *,
+    compilers: Mapping[str, Any] | None = None,
+    log: Any | None = None,
+) -> CacheSession | None:
     """Set up the plan's compile cache before a build and read its counters.
 
     Writes the wrapper scripts; checks a shared backend and, when it cannot be reached,
@@ -237,8 +275,14 @@ def start_session(setup: Mapping[str, Any] | None, env: MutableMapping[str, str]
     """
     if not setup:
         return None
-    session = CacheSession(setup=dict(setup), env=env, tree=Path(tree), compilers=dict(compilers or {}),
-                           backend=str(setup.get("backend") or "local"), log=log)
+    session = CacheSession(
+        setup=dict(setup),
+        env=env,
+        tree=Path(tree),
+        compilers=dict(compilers or {}),
+        backend=str(setup.get("backend") or "local"),
+        log=log,
+    )
     written = write_wrappers(Path(tree), setup)
     if written:
         _say(session, f"wrote {len(written)} wrapper(s) in {Path(tree) / '.torchbuild' / 'wrappers'}", log)
@@ -250,8 +294,12 @@ def start_session(setup: Mapping[str, Any] | None, env: MutableMapping[str, str]
             for k in _BACKEND_VARS:
                 env.pop(k, None)
             session.backend = f"local (fallback: {setup.get('url')} unreachable)"
-            _warn(session, f"the shared cache {setup.get('url')} cannot be reached ({why}); this build uses the local "
-                           f"{tool} cache instead.", log)
+            _warn(
+                session,
+                f"the shared cache {setup.get('url')} cannot be reached ({why}); this build uses the local "
+                f"{tool} cache instead.",
+                log,
+            )
         else:
             _say(session, f"shared cache {setup.get('url')} answers", log)
     hosts = setup.get("hosts")
@@ -264,8 +312,12 @@ def start_session(setup: Mapping[str, Any] | None, env: MutableMapping[str, str]
             spec = " ".join(f"{h['host']}:{h['port']}/{h['slots']}" for h, _ in alive)
             env["DISTCC_HOSTS"] = spec or "localhost/2"
             gone = ", ".join(f"{h['host']}:{h['port']} ({why})" for h, why in dead)
-            _warn(session, f"distcc host(s) not answering: {gone}; "
-                           + ("compiling on the others." if alive else "compiling on this machine only."), log)
+            _warn(
+                session,
+                f"distcc host(s) not answering: {gone}; "
+                + ("compiling on the others." if alive else "compiling on this machine only."),
+                log,
+            )
     if tool == "sccache":
         exe = str(setup.get("exe") or find_tool("sccache") or "sccache")
         for m in _start_sccache(session, exe, env, basedir=str(tree) if setup.get("tree_basedir") else None):
@@ -274,8 +326,12 @@ def start_session(setup: Mapping[str, Any] | None, env: MutableMapping[str, str]
             proc = _run([exe, "--dist-status"], env)
             status = (proc.stdout or proc.stderr).strip()
             if proc.returncode != 0 or "SchedulerStatus" not in status:
-                _warn(session, f"sccache-dist is not ready ({status[:200] or 'no status'}); sccache compiles locally. "
-                               "See `torchbuild cache config --dist` and docs/cache.md.", log)
+                _warn(
+                    session,
+                    f"sccache-dist is not ready ({status[:200] or 'no status'}); sccache compiles locally. "
+                    "See `torchbuild cache config --dist` and docs/cache.md.",
+                    log,
+                )
             else:
                 _say(session, f"sccache-dist: {status[:200]}", log)
     if tool in ("ccache", "sccache"):
@@ -286,8 +342,7 @@ def start_session(setup: Mapping[str, Any] | None, env: MutableMapping[str, str]
     return session
 
 
-def _start_sccache(session: CacheSession, exe: str, env: MutableMapping[str, str], *,
-                   basedir: str | None) -> list[str]:
+def _start_sccache(session: CacheSession, exe: str, env: MutableMapping[str, str], *, basedir: str | None) -> list[str]:
     """Get the build's sccache server running with the plan's configuration
     (:func:`ensure_sccache_server`); the messages to show.
 
@@ -313,14 +368,19 @@ def _start_sccache(session: CacheSession, exe: str, env: MutableMapping[str, str
         for k in _BACKEND_VARS:
             env.pop(k, None)
         session.backend = f"local (fallback: the sccache server refused {url})"
-        _warn(session, f"the sccache server did not start with the shared cache {url} ({first.message}); this build "
-                       f"uses the local sccache cache instead. Check the URL's password and database number "
-                       f"(redis-cli -u '{url}' ping).", session.log)
+        _warn(
+            session,
+            f"the sccache server did not start with the shared cache {url} ({first.message}); this build "
+            f"uses the local sccache cache instead. Check the URL's password and database number "
+            f"(redis-cli -u '{url}' ping).",
+            session.log,
+        )
         try:
             return ensure_sccache_server(exe, env, redis_endpoint=None, basedir=basedir)
         except CacheToolError as exc:
             first = exc
-    raise CacheToolError(f"the sccache server did not start, so every compile through it would fail: {first.message}",
-                         fix="run `SCCACHE_LOG=debug SCCACHE_NO_DAEMON=1 sccache --start-server` to see why, or build "
-                             "with --cache ccache or --cache none.")
-
+    raise CacheToolError(
+        f"the sccache server did not start, so every compile through it would fail: {first.message}",
+        fix="run `SCCACHE_LOG=debug SCCACHE_NO_DAEMON=1 sccache --start-server` to see why, or build "
+        "with --cache ccache or --cache none.",
+    )

@@ -19,16 +19,35 @@ from .tools import CacheToolError, _check, _redact, _run, find_tool
 _CCACHE_HITS = ("direct_cache_hit", "preprocessed_cache_hit")
 _CCACHE_MISSES = ("cache_miss",)
 _CCACHE_UNCACHEABLE = (
-    "autoconf_test", "bad_compiler_arguments", "bad_output_file", "called_for_link", "called_for_preprocessing",
-    "compile_failed", "compiler_produced_empty_output", "compiler_produced_no_output", "compiler_produced_stdout",
-    "could_not_use_modules", "could_not_use_precompiled_header", "multiple_source_files", "no_input_file",
-    "output_to_stdout", "preprocessor_error", "unsupported_code_directive", "unsupported_compiler_option",
-    "unsupported_environment_variable", "unsupported_source_language", "could_not_find_compiler",
+    "autoconf_test",
+    "bad_compiler_arguments",
+    "bad_output_file",
+    "called_for_link",
+    "called_for_preprocessing",
+    "compile_failed",
+    "compiler_produced_empty_output",
+    "compiler_produced_no_output",
+    "compiler_produced_stdout",
+    "could_not_use_modules",
+    "could_not_use_precompiled_header",
+    "multiple_source_files",
+    "no_input_file",
+    "output_to_stdout",
+    "preprocessor_error",
+    "unsupported_code_directive",
+    "unsupported_compiler_option",
+    "unsupported_environment_variable",
+    "unsupported_source_language",
+    "could_not_find_compiler",
     "compiler_check_failed",
 )
-_CCACHE_ERRORS = ("internal_error", "missing_cache_file", "remote_storage_error", "remote_storage_timeout",
-                  "error_hashing_extra_file")
-
+_CCACHE_ERRORS = (
+    "internal_error",
+    "missing_cache_file",
+    "remote_storage_error",
+    "remote_storage_timeout",
+    "error_hashing_extra_file",
+)
 
 
 @dataclass
@@ -71,9 +90,16 @@ class CacheStats:
             return a - b if a >= b else a
 
         counters = {k: d(v, before.counters.get(k, 0)) for k, v in self.counters.items()}
-        return CacheStats(tool=self.tool, hits=d(self.hits, before.hits), misses=d(self.misses, before.misses),
-                          uncacheable=d(self.uncacheable, before.uncacheable), errors=d(self.errors, before.errors),
-                          location=self.location, counters=counters, distributed=d(self.distributed, before.distributed))
+        return CacheStats(
+            tool=self.tool,
+            hits=d(self.hits, before.hits),
+            misses=d(self.misses, before.misses),
+            uncacheable=d(self.uncacheable, before.uncacheable),
+            errors=d(self.errors, before.errors),
+            location=self.location,
+            counters=counters,
+            distributed=d(self.distributed, before.distributed),
+        )
 
     def plus(self, other: CacheStats | None) -> CacheStats:
         """The sum of two sets of counters (the counts of a replaced sccache server and
@@ -81,18 +107,22 @@ class CacheStats:
         if other is None:
             return self.minus(None)
         keys = set(self.counters) | set(other.counters)
-        return CacheStats(tool=self.tool, hits=self.hits + other.hits, misses=self.misses + other.misses,
-                          uncacheable=self.uncacheable + other.uncacheable, errors=self.errors + other.errors,
-                          location=self.location,
-                          counters={k: self.counters.get(k, 0) + other.counters.get(k, 0) for k in sorted(keys)},
-                          distributed=self.distributed + other.distributed)
+        return CacheStats(
+            tool=self.tool,
+            hits=self.hits + other.hits,
+            misses=self.misses + other.misses,
+            uncacheable=self.uncacheable + other.uncacheable,
+            errors=self.errors + other.errors,
+            location=self.location,
+            counters={k: self.counters.get(k, 0) + other.counters.get(k, 0) for k in sorted(keys)},
+            distributed=self.distributed + other.distributed,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict with ``hit_rate`` (0..1 or None) added."""
         out = asdict(self)
         out["hit_rate"] = round(self.hit_rate, 4) if self.hit_rate is not None else None
         return out
-
 
 
 def parse_ccache_stats(text: str) -> CacheStats:
@@ -133,9 +163,18 @@ def parse_sccache_stats(text: str) -> tuple[CacheStats, dict[str, Any]]:
         tool="sccache",
         hits=counters["cache_hits"],
         misses=counters["cache_misses"],
-        uncacheable=sum(counters.get(k, 0) for k in ("requests_not_compile", "requests_not_cacheable",
-                                                       "requests_unsupported_compiler", "compile_fails")),
-        errors=sum(counters.get(k, 0) for k in ("cache_errors", "cache_read_errors", "cache_write_errors", "cache_timeouts")),
+        uncacheable=sum(
+            counters.get(k, 0)
+            for k in (
+                "requests_not_compile",
+                "requests_not_cacheable",
+                "requests_unsupported_compiler",
+                "compile_fails",
+            )
+        ),
+        errors=sum(
+            counters.get(k, 0) for k in ("cache_errors", "cache_read_errors", "cache_write_errors", "cache_timeouts")
+        ),
         location=data.get("cache_location"),
         counters=counters,
         distributed=counters["dist_compiles"],
@@ -154,8 +193,9 @@ def parse_ccache_config(text: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-def read_stats(tool: str, exe: str | None = None, env: Mapping[str, str] | None = None, *,
-               location: bool = True) -> CacheStats:
+def read_stats(
+    tool: str, exe: str | None = None, env: Mapping[str, str] | None = None, *, location: bool = True
+) -> CacheStats:
     """Current counters of ``tool`` as the environment ``env`` selects it (``CCACHE_DIR``,
     ``SCCACHE_SERVER_PORT``...; default: this process's environment).
 
@@ -182,7 +222,6 @@ def read_stats(tool: str, exe: str | None = None, env: Mapping[str, str] | None 
         argv = [exe, "--show-stats", "--stats-format=json"]
         return parse_sccache_stats(_check(_run(argv, env), argv))[0]
     raise UsageError(f"unknown cache tool {tool!r}: use ccache or sccache.")
-
 
 
 def zero_stats(tool: str, exe: str | None = None, env: Mapping[str, str] | None = None) -> None:
@@ -215,8 +254,10 @@ def clear_cache(tool: str, exe: str | None = None, env: Mapping[str, str] | None
     stats = read_stats("sccache", exe, env)
     m = re.match(r'Local disk: "(.*)"$', stats.location or "")
     if not m:
-        raise UsageError(f"sccache's cache is {stats.location}; sccache cannot clear a remote backend.",
-                         fix="clear it where it lives (e.g. redis-cli -h HOST -n DB FLUSHDB for a Redis used only by sccache).")
+        raise UsageError(
+            f"sccache's cache is {stats.location}; sccache cannot clear a remote backend.",
+            fix="clear it where it lives (e.g. redis-cli -h HOST -n DB FLUSHDB for a Redis used only by sccache).",
+        )
     folder = Path(m.group(1))
     _run([exe, "--stop-server"], env)
     removed = 0
@@ -246,10 +287,19 @@ def show_config(tool: str, exe: str | None = None, env: Mapping[str, str] | None
         return {"tool": "ccache", "exe": exe, "config": values}
     argv = [exe, "--show-stats", "--stats-format=json"]
     stats, data = parse_sccache_stats(_check(_run(argv, env), argv))
-    variables = {k: ("***" if ("PASSWORD" in k or "TOKEN" in k or ("KEY" in k and "PREFIX" not in k)) else v)
-                 for k, v in env.items() if k.startswith("SCCACHE_")}
-    return {"tool": "sccache", "exe": exe, "version": data.get("version"), "location": stats.location,
-            "max_cache_size": data.get("max_cache_size"), "cache_size": data.get("cache_size"),
-            "basedirs": data.get("basedirs"), "preprocessor_cache_mode": data.get("use_preprocessor_cache_mode"),
-            "variables": variables}
-
+    variables = {
+        k: ("***" if ("PASSWORD" in k or "TOKEN" in k or ("KEY" in k and "PREFIX" not in k)) else v)
+        for k, v in env.items()
+        if k.startswith("SCCACHE_")
+    }
+    return {
+        "tool": "sccache",
+        "exe": exe,
+        "version": data.get("version"),
+        "location": stats.location,
+        "max_cache_size": data.get("max_cache_size"),
+        "cache_size": data.get("cache_size"),
+        "basedirs": data.get("basedirs"),
+        "preprocessor_cache_mode": data.get("use_preprocessor_cache_mode"),
+        "variables": variables,
+    }

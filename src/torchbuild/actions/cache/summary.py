@@ -21,9 +21,11 @@ def summary_line(entry: Mapping[str, Any] | None) -> str:
         parts.append("statistics unavailable")
     else:
         rate = entry.get("hit_rate")
-        parts.append(f"{entry['hits']} hits, {entry['misses']} misses"
-                     + (f", {rate * 100:.0f}% hit rate" if rate is not None else "")
-                     + (f", {entry['errors']} cache errors" if entry.get("errors") else ""))
+        parts.append(
+            f"{entry['hits']} hits, {entry['misses']} misses"
+            + (f", {rate * 100:.0f}% hit rate" if rate is not None else "")
+            + (f", {entry['errors']} cache errors" if entry.get("errors") else "")
+        )
     if entry.get("distribute"):
         parts.append(f"distributed with {entry['distribute']}")
     return ": ".join(parts[:2]) + ("; " + "; ".join(parts[2:]) if len(parts) > 2 else "")
@@ -41,4 +43,3 @@ def compilers_of(facts: Any) -> dict[str, Any]:
     if cuda is not None and cuda.nvcc:
         out["nvcc"] = {"path": cuda.nvcc, "version": cuda.full_version or cuda.version}
     return out
-

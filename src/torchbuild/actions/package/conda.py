@@ -93,8 +93,14 @@ def _yaml(v: Any) -> str:
     return json.dumps(v)  # JSON strings are valid YAML scalars
 
 
-def write_recipe(wheel: str | os.PathLike[str], out_dir: str | os.PathLike[str], *, number: int = 0,
-                 cuda_full: str | None = None, cudnn: str | None = None) -> CondaResult:
+def write_recipe(
+    wheel: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str],
+    *,
+    number: int = 0,
+    cuda_full: str | None = None,
+    cudnn: str | None = None,
+) -> CondaResult:
     """Write ``<out_dir>/recipe.yaml`` packaging ``wheel``.
 
     :raises UsageError: ``wheel`` is not a wheel; ``out_dir/recipe.yaml`` exists.
@@ -120,48 +126,55 @@ def write_recipe(wheel: str | os.PathLike[str], out_dir: str | os.PathLike[str],
     out = Path(out_dir)
     recipe = out / "recipe.yaml"
     if recipe.exists():
-        raise UsageError(f"{recipe} exists; torchbuild does not overwrite files.", fix="remove it or choose --output-dir.")
+        raise UsageError(
+            f"{recipe} exists; torchbuild does not overwrite files.", fix="remove it or choose --output-dir."
+        )
     out.mkdir(parents=True, exist_ok=True)
     sp = f"$PREFIX/lib/python{py}/site-packages"
-    lines = [
-        f"# written by torchbuild package conda from {whl.name}",
-        "# build string: pytorch/builder conda/build_pytorch.sh scheme (py<ver>_cpu_<n> / py<ver>_cuda<ver>_cudnn<ver>_<n>)",
-        "context:",
-        f"  version: {_yaml(public)}",
-        f"  build_string: {_yaml(bstr)}",
-        "package:",
-        "  name: pytorch",
-        "  version: ${{ version }}",
-        "source:",
-        f"  - path: {_yaml(str(whl))}",
-        f"    file_name: {_yaml(whl.name)}",
-        "build:",
-        f"  number: {number}",
-        "  string: ${{ build_string }}",
-        "  script:",
-        f"    - mkdir -p \"{sp}\"",
-        f"    - cd \"{sp}\" && unzip -q -o \"$SRC_DIR/{whl.name}\"",
-        f"    - printf 'conda\\n' > \"{sp}/$(ls \"{sp}\" | grep -m1 '^torch-.*\\.dist-info$')/INSTALLER\"",
-        "  dynamic_linking:",
-        "    binary_relocation: false",
-        "requirements:",
-        "  run:",
-    ] + [f"    - {_yaml(r)}" for r in run] + [
-        "tests:",
-        "  - python:",
-        "      imports:",
-        "        - torch",
-        "about:",
-        "  homepage: https://pytorch.org",
-        "  license: BSD-3-Clause",
-        f"  summary: {_yaml(f'PyTorch {version} built from source by torchbuild')}",
-    ]
+    lines = (
+        [
+            f"# written by torchbuild package conda from {whl.name}",
+            "# build string: pytorch/builder conda/build_pytorch.sh scheme (py<ver>_cpu_<n> / py<ver>_cuda<ver>_cudnn<ver>_<n>)",
+            "context:",
+            f"  version: {_yaml(public)}",
+            f"  build_string: {_yaml(bstr)}",
+            "package:",
+            "  name: pytorch",
+            "  version: ${{ version }}",
+            "source:",
+            f"  - path: {_yaml(str(whl))}",
+            f"    file_name: {_yaml(whl.name)}",
+            "build:",
+            f"  number: {number}",
+            "  string: ${{ build_string }}",
+            "  script:",
+            f'    - mkdir -p "{sp}"',
+            f'    - cd "{sp}" && unzip -q -o "$SRC_DIR/{whl.name}"',
+            f"    - printf 'conda\\n' > \"{sp}/$(ls \"{sp}\" | grep -m1 '^torch-.*\\.dist-info$')/INSTALLER\"",
+            "  dynamic_linking:",
+            "    binary_relocation: false",
+            "requirements:",
+            "  run:",
+        ]
+        + [f"    - {_yaml(r)}" for r in run]
+        + [
+            "tests:",
+            "  - python:",
+            "      imports:",
+            "        - torch",
+            "about:",
+            "  homepage: https://pytorch.org",
+            "  license: BSD-3-Clause",
+            f"  summary: {_yaml(f'PyTorch {version} built from source by torchbuild')}",
+        ]
+    )
     recipe.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return CondaResult(recipe=str(recipe), name="pytorch", version=public, build_string=bstr, run=run)
 
 
-def render_and_build(res: CondaResult, *, build: bool, output_dir: str | None = None,
-                     channels: list[str] | None = None) -> CondaResult:
+def render_and_build(
+    res: CondaResult, *, build: bool, output_dir: str | None = None, channels: list[str] | None = None
+) -> CondaResult:
     """Render (and with ``build``, build without tests) the recipe with py-rattler-build when
     importable; otherwise set :attr:`CondaResult.reason`."""
     try:
@@ -169,8 +182,10 @@ def render_and_build(res: CondaResult, *, build: bool, output_dir: str | None = 
 
         import rattler_build  # type: ignore[import-not-found]
     except ImportError:
-        res.reason = ("rattler-build is not installed: the recipe was written but not rendered or built "
-                      "(pip install py-rattler-build, then run this again)")
+        res.reason = (
+            "rattler-build is not installed: the recipe was written but not rendered or built "
+            "(pip install py-rattler-build, then run this again)"
+        )
         return res
     res.tool = f"py-rattler-build {_v('py-rattler-build')}"
     recipe = rattler_build.Stage0Recipe.from_file(res.recipe)

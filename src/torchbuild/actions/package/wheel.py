@@ -132,8 +132,10 @@ def _stage_from_develop(tree: Path, stage: Path) -> str:
     version.  Sources (``csrc/``, ``*.cpp``...) and caches are left out."""
     pkg = tree / "torch"
     if not (pkg / "lib").is_dir() or not list(pkg.glob("_C*.so")):
-        raise UsageError(f"{tree} has no wheel in .torchbuild/dist or dist/ and no built torch/ (torch/_C*.so, torch/lib).",
-                         fix=f"build it first: torchbuild build {tree} --profile release")
+        raise UsageError(
+            f"{tree} has no wheel in .torchbuild/dist or dist/ and no built torch/ (torch/_C*.so, torch/lib).",
+            fix=f"build it first: torchbuild build {tree} --profile release",
+        )
     ver = _read_version_py(pkg)["__version__"] or "0+unknown"
     skip_dirs = {"csrc", "__pycache__"}
     for dirpath, dirnames, filenames in os.walk(pkg):
@@ -151,13 +153,21 @@ def _stage_from_develop(tree: Path, stage: Path) -> str:
     import sysconfig
 
     py = f"cp{sysconfig.get_config_var('py_version_nodot')}"
-    (info / "WHEEL").write_text(f"Wheel-Version: 1.0\nGenerator: torchbuild\nRoot-Is-Purelib: false\nTag: {py}-{py}-linux_x86_64\n",
-                                encoding="utf-8")
+    (info / "WHEEL").write_text(
+        f"Wheel-Version: 1.0\nGenerator: torchbuild\nRoot-Is-Purelib: false\nTag: {py}-{py}-linux_x86_64\n",
+        encoding="utf-8",
+    )
     return ver
 
 
-def package_wheel(tree: str | os.PathLike[str], *, wheel: str | None = None, output_dir: str | None = None,
-                  label: str | None = None, plat: str | None = None) -> WheelResult:
+def package_wheel(
+    tree: str | os.PathLike[str],
+    *,
+    wheel: str | None = None,
+    output_dir: str | None = None,
+    label: str | None = None,
+    plat: str | None = None,
+) -> WheelResult:
     """Make the official-like wheel (see the module docstring).
 
     :param wheel: the input wheel (default: found in the tree).
@@ -205,13 +215,17 @@ def _finish(root: Path, stage: Path, origin: str, out_dir: Path, label: str | No
     problems: list[str] = []
 
     # RPATHs -------------------------------------------------------------------------
-    elves = sorted(str(p.relative_to(stage)) for p in stage.rglob("*") if p.is_file() and not p.is_symlink() and is_elf(str(p)))
+    elves = sorted(
+        str(p.relative_to(stage)) for p in stage.rglob("*") if p.is_file() and not p.is_symlink() and is_elf(str(p))
+    )
     lib_dir = "torch/lib"
     changes = fix_rpaths(stage, lib_dir, elves)
     for c in changes:
         for lib, where in c.lost.items():
-            notes.append(f"{c.path}: {lib} {where} (an absolute RPATH entry, dropped); at run time it must come from the "
-                         "system library path, an nvidia-* wheel or LD_LIBRARY_PATH.")
+            notes.append(
+                f"{c.path}: {lib} {where} (an absolute RPATH entry, dropped); at run time it must come from the "
+                "system library path, an nvidia-* wheel or LD_LIBRARY_PATH."
+            )
 
     # version: METADATA, dist-info name, torch/version.py ------------------------------
     meta = re.sub(r"^Version:.*$", f"Version: {version}", meta, count=1, flags=re.MULTILINE)
@@ -220,8 +234,13 @@ def _finish(root: Path, stage: Path, origin: str, out_dir: Path, label: str | No
     (new_info / "METADATA").write_text(meta, encoding="utf-8")
     if (pkg / "version.py").is_file():
         text = (pkg / "version.py").read_text(encoding="utf-8")
-        text = re.sub(r"^(__version__\s*(?::[^=\n]*)?=\s*)['\"][^'\"]*['\"]", rf"\g<1>'{version}'", text, count=1,
-                      flags=re.MULTILINE)
+        text = re.sub(
+            r"^(__version__\s*(?::[^=\n]*)?=\s*)['\"][^'\"]*['\"]",
+            rf"\g<1>'{version}'",
+            text,
+            count=1,
+            flags=re.MULTILINE,
+        )
         (pkg / "version.py").write_text(text, encoding="utf-8")
 
     # tags -----------------------------------------------------------------------------
@@ -234,16 +253,28 @@ def _finish(root: Path, stage: Path, origin: str, out_dir: Path, label: str | No
         platform, reason = plat, "--plat"
     elif fit.get("policy") and not fit.get("external"):
         platform = f"{fit['policy']}_x86_64"
-        reason = (f"the compiled files need at most {', '.join(f'{k} {v}' for k, v in rep.versions.items())} and only "
-                  f"libraries in the wheel or the policy's whitelist ({fit.get('source')})")
+        reason = (
+            f"the compiled files need at most {', '.join(f'{k} {v}' for k, v in rep.versions.items())} and only "
+            f"libraries in the wheel or the policy's whitelist ({fit.get('source')})"
+        )
     else:
         platform = "linux_x86_64"
-        reason = ("no manylinux policy: " + (f"they need libraries outside the wheel and the policy's whitelist: "
-                                             f"{', '.join(fit.get('external') or [])}" if fit.get("external")
-                                             else f"symbol versions {', '.join(fit.get('blocking') or [])}")
-                  + " (bundle them with `auditwheel repair`, or install them on the target machines)")
+        reason = (
+            "no manylinux policy: "
+            + (
+                f"they need libraries outside the wheel and the policy's whitelist: "
+                f"{', '.join(fit.get('external') or [])}"
+                if fit.get("external")
+                else f"symbol versions {', '.join(fit.get('blocking') or [])}"
+            )
+            + " (bundle them with `auditwheel repair`, or install them on the target machines)"
+        )
     new_tags = [f"{p}-{platform}" for p in pytags]
-    wheel_txt = re.sub(r"^Tag:.*\n?", "", wheel_txt, flags=re.MULTILINE).rstrip("\n") + "\n" + "".join(f"Tag: {t}\n" for t in new_tags)
+    wheel_txt = (
+        re.sub(r"^Tag:.*\n?", "", wheel_txt, flags=re.MULTILINE).rstrip("\n")
+        + "\n"
+        + "".join(f"Tag: {t}\n" for t in new_tags)
+    )
     (new_info / "WHEEL").write_text(wheel_txt, encoding="utf-8")
 
     # build paths left in the wheel ----------------------------------------------------
@@ -260,9 +291,11 @@ def _finish(root: Path, stage: Path, origin: str, out_dir: Path, label: str | No
             problems.append(f"{f.path}: absolute RPATH entries {':'.join(f.absolute_rpaths)}")
     elf_paths = [r for r in elves if tree_b in (stage / r).read_bytes()]
     if elf_paths:
-        notes.append(f"{len(elf_paths)} compiled file(s) hold the tree path in their strings (__FILE__ of assertions: "
-                     f"{', '.join(elf_paths[:3])}{' ...' if len(elf_paths) > 3 else ''}); RPATHs do not. Build with "
-                     f"CFLAGS/CXXFLAGS=-ffile-prefix-map={root}=. to remove them.")
+        notes.append(
+            f"{len(elf_paths)} compiled file(s) hold the tree path in their strings (__FILE__ of assertions: "
+            f"{', '.join(elf_paths[:3])}{' ...' if len(elf_paths) > 3 else ''}); RPATHs do not. Build with "
+            f"CFLAGS/CXXFLAGS=-ffile-prefix-map={root}=. to remove them."
+        )
 
     # manifest, record, RECORD ---------------------------------------------------------
     record = _newest_record(root)
@@ -275,22 +308,39 @@ def _finish(root: Path, stage: Path, origin: str, out_dir: Path, label: str | No
     for p in sorted(stage.rglob("*")):
         if p.is_file() and p.name not in ("RECORD", "torchbuild-manifest.json"):
             rel = str(p.relative_to(stage))
-            entry: dict[str, Any] = {"path": rel, "size": p.stat().st_size,
-                                     "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+            entry: dict[str, Any] = {
+                "path": rel,
+                "size": p.stat().st_size,
+                "sha256": hashlib.sha256(p.read_bytes()).hexdigest(),
+            }
             if rel in elves:
                 e = read_elf(str(p))
                 entry.update(rpath=e.runpath or e.rpath, needed=e.needed)
             files.append(entry)
     manifest = {
-        "name": name, "version": version, "input": origin.replace(str(root), "$TREE"), "input_version": old_version,
-        "variant": lab, "tags": new_tags, "tag_reason": reason, "git_version": vpy.get("git_version"),
-        "cuda": vpy.get("cuda"), "symbol_versions": rep.versions, "manylinux": fit,
-        "rpath_changes": [asdict(c) for c in changes], "files": files,
+        "name": name,
+        "version": version,
+        "input": origin.replace(str(root), "$TREE"),
+        "input_version": old_version,
+        "variant": lab,
+        "tags": new_tags,
+        "tag_reason": reason,
+        "git_version": vpy.get("git_version"),
+        "cuda": vpy.get("cuda"),
+        "symbol_versions": rep.versions,
+        "manylinux": fit,
+        "rpath_changes": [asdict(c) for c in changes],
+        "files": files,
     }
     man_text = json.dumps(manifest, indent=2).replace(str(root), "$TREE")
     (new_info / "torchbuild-manifest.json").write_text(man_text, encoding="utf-8")
-    tag_part = ".".join(sorted({t.split("-")[0] for t in new_tags})) + "-" + \
-        ".".join(sorted({t.split("-")[1] for t in new_tags})) + "-" + platform
+    tag_part = (
+        ".".join(sorted({t.split("-")[0] for t in new_tags}))
+        + "-"
+        + ".".join(sorted({t.split("-")[1] for t in new_tags}))
+        + "-"
+        + platform
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{name.replace('-', '_')}-{version}-{tag_part}.whl"
     if out.exists():
@@ -298,8 +348,17 @@ def _finish(root: Path, stage: Path, origin: str, out_dir: Path, label: str | No
     _zip(stage, new_info, out)
     man_path = out.with_suffix(".manifest.json")
     man_path.write_text(man_text, encoding="utf-8")
-    return WheelResult(wheel=str(out), manifest=str(man_path), input=origin, version=version, tag="-".join([tag_part]),
-                       rpath_changes=[asdict(c) for c in changes], tag_reason=reason, problems=problems, notes=notes)
+    return WheelResult(
+        wheel=str(out),
+        manifest=str(man_path),
+        input=origin,
+        version=version,
+        tag="-".join([tag_part]),
+        rpath_changes=[asdict(c) for c in changes],
+        tag_reason=reason,
+        problems=problems,
+        notes=notes,
+    )
 
 
 def _zip(stage: Path, info: Path, out: Path) -> None:
@@ -307,8 +366,10 @@ def _zip(stage: Path, info: Path, out: Path) -> None:
     rows: list[str] = []
     rec_name = f"{info.name}/RECORD"
     tmp = out.with_suffix(".whl.part")
-    files = sorted((p for p in stage.rglob("*") if p.is_file() and p.name != "RECORD"),
-                   key=lambda p: (p.parent == info or info in p.parents, str(p)))
+    files = sorted(
+        (p for p in stage.rglob("*") if p.is_file() and p.name != "RECORD"),
+        key=lambda p: (p.parent == info or info in p.parents, str(p)),
+    )
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for p in files:
             arc = str(p.relative_to(stage))

@@ -13,19 +13,92 @@ TRIGGERS: tuple[bytes, ...] = (b"rror", b"ailed")
 #: A line is examined only when it contains one of these (case-sensitive) words;
 #: every signature example must contain one (tested).
 GATE: tuple[str, ...] = (
-    "rror", "RROR", "ail", "AIL", "atal", "ATAL", "***", "Killed", "not found", "No rule",
-    "ndefined", "egmentation", "elocation", "No space", "Traceback", "annot ", "No such file",
-    "No module", "nsupported", "required", "mismatch", "nknown", "too old", "ould NOT", "ould not",
-    "does not", "doesn't", "not set", "not compatible", "denied", "permitted", "LNK", "C2872",
-    "died", "emory", "heap space", "Compatibility with", "ncompatib", "kernel image",
-    "or higher", "nrecognized", "nvalid value", "fopenmp", "NOTFOUND", "ADVANCED", "nable to",
-    "xception", "CUDA_HOME", "submodule", "previously", "RPATH", "UnknownType", "protoc",
-    "onflict", "but you have", "GLIBC", "CXXABI", "WinError", "THC", "AT_CHECK", "C++17",
-    "NumPy", "numpy", "CuDNN", "quota", "Disk", "signal", "Stop.", "没有", "无法", "未声明", "不明确", "导出",
-    "不匹配", "错误", "build dependency", "is too", "only supported", "Cannot", "cannot",
-    "could be found", "COMPILER", "ermission", "CUDNN", "needed by",
+    "rror",
+    "RROR",
+    "ail",
+    "AIL",
+    "atal",
+    "ATAL",
+    "***",
+    "Killed",
+    "not found",
+    "No rule",
+    "ndefined",
+    "egmentation",
+    "elocation",
+    "No space",
+    "Traceback",
+    "annot ",
+    "No such file",
+    "No module",
+    "nsupported",
+    "required",
+    "mismatch",
+    "nknown",
+    "too old",
+    "ould NOT",
+    "ould not",
+    "does not",
+    "doesn't",
+    "not set",
+    "not compatible",
+    "denied",
+    "permitted",
+    "LNK",
+    "C2872",
+    "died",
+    "emory",
+    "heap space",
+    "Compatibility with",
+    "ncompatib",
+    "kernel image",
+    "or higher",
+    "nrecognized",
+    "nvalid value",
+    "fopenmp",
+    "NOTFOUND",
+    "ADVANCED",
+    "nable to",
+    "xception",
+    "CUDA_HOME",
+    "submodule",
+    "previously",
+    "RPATH",
+    "UnknownType",
+    "protoc",
+    "onflict",
+    "but you have",
+    "GLIBC",
+    "CXXABI",
+    "WinError",
+    "THC",
+    "AT_CHECK",
+    "C++17",
+    "NumPy",
+    "numpy",
+    "CuDNN",
+    "quota",
+    "Disk",
+    "signal",
+    "Stop.",
+    "没有",
+    "无法",
+    "未声明",
+    "不明确",
+    "导出",
+    "不匹配",
+    "错误",
+    "build dependency",
+    "is too",
+    "only supported",
+    "Cannot",
+    "cannot",
+    "could be found",
+    "COMPILER",
+    "ermission",
+    "CUDNN",
+    "needed by",
 )
-
 
 
 # --------------------------------------------------------------- classification
@@ -127,9 +200,13 @@ def _is_error_not_command(body: str, match) -> bool:  # type: ignore[no-untyped-
 
 
 #: A compiler diagnostic: ``path:12:3: error:``, ``path(12): fatal error C1189:``, ``#error``.
-_DIAG_SHAPE = re.compile(r"^\S+?(?::\d+(?::\d+)?:|\(\d+\)\s*:)\s*(?:fatal\s+)?error\b|^#error\b|^\S+:\s*(?:fatal\s+)?error:")
+_DIAG_SHAPE = re.compile(
+    r"^\S+?(?::\d+(?::\d+)?:|\(\d+\)\s*:)\s*(?:fatal\s+)?error\b|^#error\b|^\S+:\s*(?:fatal\s+)?error:"
+)
 #: A command line after FAILED: (a compiler, a tool, a path, an env assignment, cmd.exe).
-_COMMANDISH = re.compile(r"^(?:[\w.+-]*(?:cc|c\+\+|g\+\+|clang\+*|nvcc|cl|link|ld|ar|hipcc|ccache|sccache|cmake|ninja|make|python\d?[\d.]*)(?:\.exe)?\s|/|[A-Za-z]:\\|\w+=\S*\s|cmd\.exe|cd\s|:\s*&&|\"[^\"]+\"\s)")
+_COMMANDISH = re.compile(
+    r"^(?:[\w.+-]*(?:cc|c\+\+|g\+\+|clang\+*|nvcc|cl|link|ld|ar|hipcc|ccache|sccache|cmake|ninja|make|python\d?[\d.]*)(?:\.exe)?\s|/|[A-Za-z]:\\|\w+=\S*\s|cmd\.exe|cd\s|:\s*&&|\"[^\"]+\"\s)"
+)
 
 
 def normalize(text: str) -> str:
@@ -163,4 +240,3 @@ def _kind(body: str) -> str:
     if "not found" in body:
         return "shell"
     return "other"
-

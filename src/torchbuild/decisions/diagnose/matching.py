@@ -11,7 +11,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..diagnose_reasons import ContextCollector, SignatureHit
-from .classify import _ERROR, _PROGRESS, _SNIPPET, _SUMMARY, _WARNING, _WRAP_PAD, GATE, _is_error_not_command, _kind, normalize
+from .classify import (
+    _ERROR,
+    _PROGRESS,
+    _SNIPPET,
+    _SUMMARY,
+    _WARNING,
+    _WRAP_PAD,
+    GATE,
+    _is_error_not_command,
+    _kind,
+    normalize,
+)
 from .model import CMAKE_JOIN_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine, Evidence, Step
 from .signatures import Signature, load_signatures
 
@@ -28,7 +39,6 @@ class _Event:
     after: list[Evidence] = field(default_factory=list)
     extra: list[Evidence] = field(default_factory=list)  # e.g. the CMake Error header
     kind: str = "other"
-
 
 
 class Scanner:
@@ -121,8 +131,15 @@ class Scanner:
                 self._sig_seen.add(sig.cause)
                 return
         self._add_event(
-            _Event(msg[0].line, msg[0].text, self._cmake_step, sig, vals,
-                   extra=[e for e in msg[1:] if e.text.strip()][:6], kind="cmake")
+            _Event(
+                msg[0].line,
+                msg[0].text,
+                self._cmake_step,
+                sig,
+                vals,
+                extra=[e for e in msg[1:] if e.text.strip()][:6],
+                kind="cmake",
+            )
         )
 
     # -- main entry ----------------------------------------------------------
@@ -210,8 +227,9 @@ class Scanner:
         hit = self._match_sigs(body)
         if hit is not None and hit[0].hint:
             if len(self.hints) < MAX_HINTS:
-                self.hints.append(_Event(number, body, self.cur_step, hit[0], hit[1],
-                                         before=list(self.prev), kind=_kind(body)))
+                self.hints.append(
+                    _Event(number, body, self.cur_step, hit[0], hit[1], before=list(self.prev), kind=_kind(body))
+                )
                 self._after.append(self.hints[-1])
             hit = None  # the line itself is classified as if nothing matched
         if hit is not None:

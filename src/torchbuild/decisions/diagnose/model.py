@@ -29,7 +29,6 @@ CMAKE_JOIN_LINES = 16
 ROOT_WINDOW_LINES = 80
 
 
-
 # --------------------------------------------------------------------------- data
 @dataclass(frozen=True)
 class Evidence:
@@ -159,4 +158,3 @@ class Diagnosis:
             },
             "notes": list(self.notes),
         }
-

@@ -49,10 +49,15 @@ class Diagnoser(Scanner):
         if not events:
             fe = self.first_summary
             cause = Cause(
-                UNKNOWN, 0.0, fe.line if fe else None,
+                UNKNOWN,
+                0.0,
+                fe.line if fe else None,
                 [Evidence(fe.line, fe.text)] if fe else [],
-                ("No error line found in the log." if fe is None else
-                 "Only a summary line was found; the failing command's own output is not in this log."),
+                (
+                    "No error line found in the log."
+                    if fe is None
+                    else "Only a summary line was found; the failing command's own output is not in this log."
+                ),
                 "Look at the full build output (rerun with verbose output, e.g. MAX_JOBS=1 and `ninja -v`), "
                 "or pass the complete log.",
                 "torchbuild",
@@ -67,8 +72,13 @@ class Diagnoser(Scanner):
             if b > first.line:
                 end = min(end, b)
                 break
-        in_root = [e for e in events if e.sig is not None and first.line <= e.line < end
-                   and (e.step == first.step or first.step == -1 or e.step == -1)]
+        in_root = [
+            e
+            for e in events
+            if e.sig is not None
+            and first.line <= e.line < end
+            and (e.step == first.step or first.step == -1 or e.step == -1)
+        ]
         causes: list[Cause] = []
         used: set[int] = set()
         if in_root:
@@ -116,7 +126,9 @@ class Diagnoser(Scanner):
                     if ev.sig.cause in seen_causes:
                         continue
                     seen_causes.add(ev.sig.cause)
-                    conf = ev.sig.confidence if ev.step >= 0 and ev.step not in seen_steps else min(ev.sig.confidence, 0.6)
+                    conf = (
+                        ev.sig.confidence if ev.step >= 0 and ev.step not in seen_steps else min(ev.sig.confidence, 0.6)
+                    )
                     causes.append(self._cause(ev, conf))
                     if ev.step >= 0:
                         seen_steps.add(ev.step)
@@ -150,9 +162,16 @@ class Diagnoser(Scanner):
         vals = {**sig.defaults, **ev.values}
         step = self.steps[ev.step] if 0 <= ev.step < len(self.steps) else None
         return Cause(
-            sig.cause, round(confidence, 2), ev.line, self._evidence(ev),
-            _fill(sig.explanation, vals), _fill(sig.fix, vals), sig.source, sig.id,
-            {k: str(v) for k, v in ev.values.items()}, step,
+            sig.cause,
+            round(confidence, 2),
+            ev.line,
+            self._evidence(ev),
+            _fill(sig.explanation, vals),
+            _fill(sig.fix, vals),
+            sig.source,
+            sig.id,
+            {k: str(v) for k, v in ev.values.items()},
+            step,
         )
 
     def _cause_of_hit(self, hit: SignatureHit) -> Cause | None:
@@ -160,14 +179,24 @@ class Diagnoser(Scanner):
         return self._cause(ev, ev.sig.confidence) if ev is not None else None  # type: ignore[union-attr]
 
     def _unknown(self, ev: _Event, step: Step | None) -> Cause:
-        where = f" (failing step at line {step.line}" + (
-            f", command on line {step.command_line})" if step and step.command_line else ")") if step else ""
+        where = (
+            f" (failing step at line {step.line}"
+            + (f", command on line {step.command_line})" if step and step.command_line else ")")
+            if step
+            else ""
+        )
         return Cause(
-            UNKNOWN, 0.0, ev.line, self._evidence(ev),
+            UNKNOWN,
+            0.0,
+            ev.line,
+            self._evidence(ev),
             f"No known cause matches the first error, on line {ev.line}{where}: {ev.text[:300]}",
             "Read the error above: it is the failing step's own first error. If it is a compile error in your "
             "code, fix the code; otherwise search for its text (without paths) in the project's issues.",
-            "torchbuild", None, {}, step,
+            "torchbuild",
+            None,
+            {},
+            step,
         )
 
 

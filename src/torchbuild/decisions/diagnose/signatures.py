@@ -121,4 +121,3 @@ def load_signatures() -> tuple[Signature, ...]:
             raise KnowledgeError(f"signatures.toml: signature[{i}] ({row.get('id', '?')}) is invalid: {exc}") from exc
     out.sort(key=lambda s: -s.priority)
     return tuple(out)
-

@@ -15,9 +15,28 @@ SEVERITIES = ("error", "warning", "note")
 
 #: Stable ids of every check (``--json`` consumers key on these; add, never rename).
 CHECK_IDS = (
-    "python", "compiler", "host_compiler", "driver", "gpu_arch", "arch_list", "cuda_toolkit", "cuda_home",
-    "cuda_headers", "cudnn", "cmake", "ninja", "compiler_cache", "memory", "disk", "submodules", "torch",
-    "torch_cuda", "cxx_abi", "build_isolation", "target", "system_libs",
+    "python",
+    "compiler",
+    "host_compiler",
+    "driver",
+    "gpu_arch",
+    "arch_list",
+    "cuda_toolkit",
+    "cuda_home",
+    "cuda_headers",
+    "cudnn",
+    "cmake",
+    "ninja",
+    "compiler_cache",
+    "memory",
+    "disk",
+    "submodules",
+    "torch",
+    "torch_cuda",
+    "cxx_abi",
+    "build_isolation",
+    "target",
+    "system_libs",
 )
 
 #: Free disk a build needs, bytes, by (kind, cuda).  torchbuild's own estimates (the
@@ -43,10 +62,16 @@ PYTORCH_CUDA_HEADERS = EXTENSION_CUDA_HEADERS + ["curand.h", "cufft.h", "nvrtc.h
 #: nvidia-* wheels that ship each header (CUDA 12/13 wheels on PyPI, as ``torch==2.14.1``
 #: installs them: nvidia-cublas, nvidia-cusparse, nvidia-cusolver ...).
 _HEADER_WHEEL = {
-    "cusparse.h": "nvidia-cusparse", "cublas_v2.h": "nvidia-cublas", "cublasLt.h": "nvidia-cublas",
-    "cusolverDn.h": "nvidia-cusolver", "curand.h": "nvidia-curand", "cufft.h": "nvidia-cufft",
-    "nvrtc.h": "nvidia-cuda-nvrtc", "cuda_runtime_api.h": "nvidia-cuda-runtime",
-    "cuda_runtime.h": "nvidia-cuda-runtime", "nvtx3/nvToolsExt.h": "nvidia-nvtx",
+    "cusparse.h": "nvidia-cusparse",
+    "cublas_v2.h": "nvidia-cublas",
+    "cublasLt.h": "nvidia-cublas",
+    "cusolverDn.h": "nvidia-cusolver",
+    "curand.h": "nvidia-curand",
+    "cufft.h": "nvidia-cufft",
+    "nvrtc.h": "nvidia-cuda-nvrtc",
+    "cuda_runtime_api.h": "nvidia-cuda-runtime",
+    "cuda_runtime.h": "nvidia-cuda-runtime",
+    "nvtx3/nvToolsExt.h": "nvidia-nvtx",
 }
 
 
@@ -145,4 +170,3 @@ def _gpu_cc(gpu) -> tuple[str | None, str]:
 def _tool(facts: Facts, name: str):
     t = facts.tools.get(name)
     return t if t is not None and t.path else None
-

@@ -14,12 +14,20 @@ def _check_driver_gpus(facts, out, cuda):
     if not cuda:
         return
     if drv is None or not drv.version:
-        out.append(Finding("driver", "note",
-                           "No NVIDIA driver found (no NVML, no nvidia-smi, no /proc/driver/nvidia): a CUDA build still "
-                           "compiles (libcuda stubs), but nothing can run or be tested on this machine.", None))
+        out.append(
+            Finding(
+                "driver",
+                "note",
+                "No NVIDIA driver found (no NVML, no nvidia-smi, no /proc/driver/nvidia): a CUDA build still "
+                "compiles (libcuda stubs), but nothing can run or be tested on this machine.",
+                None,
+            )
+        )
     else:
-        for label, cver in (("the CUDA toolkit", tk.version if tk else None),
-                            ("the installed torch", facts.torch.cuda if facts.torch else None)):
+        for label, cver in (
+            ("the CUDA toolkit", tk.version if tk else None),
+            ("the installed torch", facts.torch.cuda if facts.torch else None),
+        ):
             if not cver:
                 continue
             _driver_vs(facts, out, drv, cver, label)
@@ -27,18 +35,28 @@ def _check_driver_gpus(facts, out, cuda):
     for gpu in facts.gpus:
         cc, how = _gpu_cc(gpu)
         if cc is None:
-            out.append(Finding("gpu_arch", "warning",
-                               f"GPU {gpu.index} ({gpu.name}): compute capability unknown (the driver did not report it "
-                               "and it is not in torchbuild's GPU table).",
-                               "look it up at https://developer.nvidia.com/cuda-gpus and pass --arch X.Y"))
+            out.append(
+                Finding(
+                    "gpu_arch",
+                    "warning",
+                    f"GPU {gpu.index} ({gpu.name}): compute capability unknown (the driver did not report it "
+                    "and it is not in torchbuild's GPU table).",
+                    "look it up at https://developer.nvidia.com/cuda-gpus and pass --arch X.Y",
+                )
+            )
             continue
         if support is not None and not support.supports(cc):
             sev = "warning" if support.uncertain else "error"
-            out.append(Finding("gpu_arch", sev,
-                               f"GPU {gpu.index} ({gpu.name}) is compute capability {cc} ({sm(cc)}), but nvcc "
-                               f"{tk.version} compiles only for {support.describe()}: nothing built here would run on it "
-                               f"(nvcc fatal   : Unsupported gpu architecture '{sm(cc)}'){_unc_text(support.uncertain)}.",
-                               _arch_fix(cc, tk)))
+            out.append(
+                Finding(
+                    "gpu_arch",
+                    sev,
+                    f"GPU {gpu.index} ({gpu.name}) is compute capability {cc} ({sm(cc)}), but nvcc "
+                    f"{tk.version} compiles only for {support.describe()}: nothing built here would run on it "
+                    f"(nvcc fatal   : Unsupported gpu architecture '{sm(cc)}'){_unc_text(support.uncertain)}.",
+                    _arch_fix(cc, tk),
+                )
+            )
 
 
 def _driver_vs(facts, out, drv, cver, label):
@@ -48,23 +66,43 @@ def _driver_vs(facts, out, drv, cver, label):
     need = compat.driver_minimum(mm)
     floor = compat.driver_family_floor(mm)
     if need is None and floor is None:
-        out.append(Finding("driver", "note", f"No minimum driver is known for CUDA {mm} ({label}); driver "
-                           f"{drv.version} is not checked.", None))
+        out.append(
+            Finding(
+                "driver",
+                "note",
+                f"No minimum driver is known for CUDA {mm} ({label}); driver {drv.version} is not checked.",
+                None,
+            )
+        )
         return
     if need is not None and not version_lt(drv.version, need.min_driver):
         return
-    fix = f"install NVIDIA driver {need.min_driver} or newer" if need else f"install an NVIDIA driver >= {floor.min_driver}"
+    fix = (
+        f"install NVIDIA driver {need.min_driver} or newer"
+        if need
+        else f"install an NVIDIA driver >= {floor.min_driver}"
+    )
     if floor is not None and not version_lt(drv.version, floor.min_driver):
-        out.append(Finding("driver", "warning",
-                           f"Driver {drv.version} is older than CUDA {mm} ({label}) asks for ({need.min_driver if need else '?'})"
-                           f" but within CUDA {vkey(mm)[0]}.x minor-version compatibility (>= {floor.min_driver}): "
-                           "programs run with a limited feature set and PTX JIT fails (error 222, 'the provided PTX was "
-                           "compiled with an unsupported toolchain').", fix))
+        out.append(
+            Finding(
+                "driver",
+                "warning",
+                f"Driver {drv.version} is older than CUDA {mm} ({label}) asks for ({need.min_driver if need else '?'})"
+                f" but within CUDA {vkey(mm)[0]}.x minor-version compatibility (>= {floor.min_driver}): "
+                "programs run with a limited feature set and PTX JIT fails (error 222, 'the provided PTX was "
+                "compiled with an unsupported toolchain').",
+                fix,
+            )
+        )
         return
     sev = "warning" if (need is not None and need.uncertain) else "error"
-    out.append(Finding("driver", sev,
-                       f"Driver {drv.version} is too old for CUDA {mm} ({label}), which needs "
-                       f">= {need.min_driver if need else floor.min_driver}: CUDA calls fail with 'CUDA driver version is "
-                       f"insufficient for CUDA runtime version' (error 35){_unc_text(sev == 'warning')}.",
-                       fix + (f", or use a CUDA {vkey(mm)[0]}.x that this driver supports" if floor else "")))
-
+    out.append(
+        Finding(
+            "driver",
+            sev,
+            f"Driver {drv.version} is too old for CUDA {mm} ({label}), which needs "
+            f">= {need.min_driver if need else floor.min_driver}: CUDA calls fail with 'CUDA driver version is "
+            f"insufficient for CUDA runtime version' (error 35){_unc_text(sev == 'warning')}.",
+            fix + (f", or use a CUDA {vkey(mm)[0]}.x that this driver supports" if floor else ""),
+        )
+    )

@@ -15,8 +15,15 @@ from .toolchain import _check_cmake, _check_compiler, _check_ninja, _check_pytho
 from .tree import _check_extension, _check_submodules
 
 
-def check(facts: Facts, *, wants_cuda: bool | None = None, arch_list: list[str] | None = None,
-          build: str = "develop", system_libs: bool = False, options: dict[str, str] | None = None) -> list[Finding]:
+def check(
+    facts: Facts,
+    *,
+    wants_cuda: bool | None = None,
+    arch_list: list[str] | None = None,
+    build: str = "develop",
+    system_libs: bool = False,
+    options: dict[str, str] | None = None,
+) -> list[Finding]:
     """Judge ``facts`` for a build.
 
     :param wants_cuda: True/False when the user decided (``--cuda``/``--no-cuda``); None: CUDA
@@ -40,10 +47,16 @@ def check(facts: Facts, *, wants_cuda: bool | None = None, arch_list: list[str] 
     arches = [a for a in (normalise_arch(x) for x in (arch_list or []) if x) if a]
 
     if target and rel is not None and not rel.known:
-        out.append(Finding("target", "note",
-                           f"PyTorch {target} ({target_from}) is not in torchbuild's release tables "
-                           f"(known: {', '.join(compat.known_releases())}); its Python, CMake and compiler "
-                           "limits are not checked.", None))
+        out.append(
+            Finding(
+                "target",
+                "note",
+                f"PyTorch {target} ({target_from}) is not in torchbuild's release tables "
+                f"(known: {', '.join(compat.known_releases())}); its Python, CMake and compiler "
+                "limits are not checked.",
+                None,
+            )
+        )
     _check_python(facts, out, kind, target, target_from, rel, build)
     if kind == "extension" and facts.torch is not None and facts.torch.version:
         # torch's own headers enforce its compiler minimum on every extension
@@ -53,9 +66,15 @@ def check(facts: Facts, *, wants_cuda: bool | None = None, arch_list: list[str] 
     if cuda:
         _check_cuda(facts, out, kind, arches, wants_cuda)
     elif wants_cuda is None and facts.cuda is None and kind is not None:
-        out.append(Finding("cuda_toolkit", "note", "No CUDA toolkit found (no CUDA_HOME, no nvcc on PATH, no "
-                           "/usr/local/cuda): this will be a CPU-only build.",
-                           "for a CUDA build install a toolkit and export CUDA_HOME=/usr/local/cuda-X.Y"))
+        out.append(
+            Finding(
+                "cuda_toolkit",
+                "note",
+                "No CUDA toolkit found (no CUDA_HOME, no nvcc on PATH, no "
+                "/usr/local/cuda): this will be a CPU-only build.",
+                "for a CUDA build install a toolkit and export CUDA_HOME=/usr/local/cuda-X.Y",
+            )
+        )
     _check_driver_gpus(facts, out, cuda)
     if kind in ("pytorch", None) or (kind == "extension" and facts.source and facts.source.frontend != "setup.py"):
         _check_cmake(facts, out, kind, target, target_from, rel)
@@ -67,8 +86,18 @@ def check(facts: Facts, *, wants_cuda: bool | None = None, arch_list: list[str] 
 
     if kind == "pytorch" and facts.source is not None and known_release(facts.source.version):
         # the release's component data replaces the .gitmodules-only check
-        out.extend(release_findings(facts, kind=kind, target=target, target_from=target_from, rel=rel, cuda_on=cuda,
-                                    system_libs=system_libs, options=options))
+        out.extend(
+            release_findings(
+                facts,
+                kind=kind,
+                target=target,
+                target_from=target_from,
+                rel=rel,
+                cuda_on=cuda,
+                system_libs=system_libs,
+                options=options,
+            )
+        )
     else:
         out.extend(release_findings(facts, kind=kind, target=target, target_from=target_from, rel=rel, cuda_on=cuda))
         _check_submodules(facts, out)
@@ -89,4 +118,3 @@ def _resolve_cuda(facts: Facts, wants_cuda: bool | None, kind: str | None) -> bo
         src, torch = facts.source, facts.torch
         return bool(src and src.has_cuda_sources and torch and torch.cuda)
     return True
-

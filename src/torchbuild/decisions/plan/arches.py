@@ -9,8 +9,23 @@ from ...errors import UsageError
 from ...facts.model import Facts
 
 _ARCH_ITEM = re.compile(r"^(?:sm_|compute_)?(\d+)\.?(\d)?([af]?)(\+PTX)?$", re.IGNORECASE)
-_NAMED_ARCHES = {"kepler", "kepler+tesla", "maxwell", "maxwell+tegra", "pascal", "volta", "volta+tegra", "turing",
-                 "ampere", "ampere+tegra", "ada", "hopper", "blackwell", "blackwell+tegra", "rubin"}
+_NAMED_ARCHES = {
+    "kepler",
+    "kepler+tesla",
+    "maxwell",
+    "maxwell+tegra",
+    "pascal",
+    "volta",
+    "volta+tegra",
+    "turing",
+    "ampere",
+    "ampere+tegra",
+    "ada",
+    "hopper",
+    "blackwell",
+    "blackwell+tegra",
+    "rubin",
+}
 
 
 def parse_arch_list(text: str) -> list[str]:
@@ -31,7 +46,8 @@ def parse_arch_list(text: str) -> list[str]:
         if not m:
             raise UsageError(
                 f"arch {item!r} is not a compute capability. Use forms like 8.6, 9.0a, 9.0+PTX or sm_86 "
-                f"(your GPU's value: nvidia-smi --query-gpu=compute_cap --format=csv).")
+                f"(your GPU's value: nvidia-smi --query-gpu=compute_cap --format=csv)."
+            )
         major, minor, suffix, ptx = m.groups()
         if minor is None:
             if len(major) < 2:
@@ -46,12 +62,13 @@ def parse_arch_list(text: str) -> list[str]:
 
 
 def _arches_from_gpus(facts: Facts) -> tuple[list[str], str] | None:
-    caps = sorted({g.compute_capability for g in facts.gpus if g.compute_capability},
-                  key=lambda c: tuple(int(x) for x in re.findall(r"\d+", c)))
+    caps = sorted(
+        {g.compute_capability for g in facts.gpus if g.compute_capability},
+        key=lambda c: tuple(int(x) for x in re.findall(r"\d+", c)),
+    )
     if not caps:
         return None
     arches = list(caps)
     arches[-1] += "+PTX"
     names = ", ".join(f"{g.name} ({g.compute_capability})" for g in facts.gpus)
     return arches, f"detected GPU{'s' if len(facts.gpus) > 1 else ''}: {names}"
-

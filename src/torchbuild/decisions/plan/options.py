@@ -40,17 +40,24 @@ def _allowed_keys(facts: Facts, kind: str) -> tuple[set[str], set[str], dict[str
 
 def _check_key(key: str, kind: str, known: set[str], forbidden: dict[str, str], have_options: bool) -> None:
     if key in forbidden:
-        raise ConflictingOptionsError(f"--set {key}: {forbidden[key]}", fix=f"drop {key}; torchbuild and setup.py set it.")
+        raise ConflictingOptionsError(
+            f"--set {key}: {forbidden[key]}", fix=f"drop {key}; torchbuild and setup.py set it."
+        )
     if key in known:
         return
     if kind == "pytorch" and key.startswith("CMAKE_"):
         return  # any CMake variable is forwarded verbatim (pytorch-build-facts.md §1b rule 3)
     if kind == "pytorch" and not have_options and key.startswith(("USE_", "BUILD_")):
         return  # the tree declared no options we could read: cannot check
-    where = "this tree's CMakeLists.txt options or the variables PyTorch's build reads" if kind == "pytorch" \
+    where = (
+        "this tree's CMakeLists.txt options or the variables PyTorch's build reads"
+        if kind == "pytorch"
         else "the variables this package's setup.py or torch.utils.cpp_extension read"
-    raise UnknownOptionError(f"unknown option {key!r}: not among {where}.{did_you_mean(key, known)}",
-                             fix="check the spelling; `torchbuild plan --explain` lists the tree's options.")
+    )
+    raise UnknownOptionError(
+        f"unknown option {key!r}: not among {where}.{did_you_mean(key, known)}",
+        fix="check the spelling; `torchbuild plan --explain` lists the tree's options.",
+    )
 
 
 def _platform_vars(facts: Facts) -> dict[str, bool]:
@@ -67,4 +74,3 @@ def _platform_vars(facts: Facts) -> dict[str, bool]:
         "CPU_POWER": machine.startswith("ppc64"),
         "INTERN_BUILD_MOBILE": False,
     }
-

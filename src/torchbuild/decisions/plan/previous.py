@@ -38,8 +38,9 @@ def _incremental(plan: Plan, facts: Facts, previous: Mapping[str, Any] | None, *
         return Setting(False, "the build environment changed since the last build")
     if (previous.get("source") or {}).get("git_sha") != (facts.source.git_sha if facts.source else None):
         return Setting(False, "the git commit changed since the last build (version.py must be regenerated)")
-    return Setting(True, f"same plan, interpreter and commit as the build of {previous.get('started', 'the last record')}")
-
+    return Setting(
+        True, f"same plan, interpreter and commit as the build of {previous.get('started', 'the last record')}"
+    )
 
 
 def cmake_cache_diff(plan: Plan, cache: Mapping[str, str]) -> list[CacheDiff]:
@@ -69,4 +70,3 @@ def cmake_cache_diff(plan: Plan, cache: Mapping[str, str]) -> list[CacheDiff]:
         if not same:
             diffs.append(CacheDiff(k, old, v))
     return diffs
-

@@ -13,11 +13,12 @@ from .model import did_you_mean
 PROFILE_KEYS = ("inherits", "description", "mode", "build_type", "cuda", "arch", "cache", "jobs", "set", "nvcc_flags")
 
 
-
 def builtin_profiles() -> dict[str, dict[str, Any]]:
     """Built-in profiles from ``knowledge/data/profiles.toml``: ``{name: {key: value}}``."""
-    return {row["name"]: {k: v for k, v in row.items() if k not in ("name", "source")}
-            for row in knowledge.rows("profiles", "profile")}
+    return {
+        row["name"]: {k: v for k, v in row.items() if k not in ("name", "source")}
+        for row in knowledge.rows("profiles", "profile")
+    }
 
 
 def _resolve_profile(name: str, user: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
@@ -28,8 +29,10 @@ def _resolve_profile(name: str, user: Mapping[str, dict[str, Any]]) -> dict[str,
     layers: list[dict[str, Any]] = []
     while current is not None:
         if current in chain:
-            raise ProfileError(f"profile {name!r} inherits from itself ({' -> '.join(chain + [current])}).",
-                               fix="remove the cycle in 'inherits'.")
+            raise ProfileError(
+                f"profile {name!r} inherits from itself ({' -> '.join(chain + [current])}).",
+                fix="remove the cycle in 'inherits'.",
+            )
         chain.append(current)
         if current in user:
             body = user[current]
@@ -44,12 +47,16 @@ def _resolve_profile(name: str, user: Mapping[str, dict[str, Any]]) -> dict[str,
             )
         for key in body:
             if key != "_file" and key not in PROFILE_KEYS:
-                raise ProfileError(f"{where}: profile {current!r} has unknown key {key!r}.{did_you_mean(key, PROFILE_KEYS)}",
-                                   fix=f"use only {', '.join(PROFILE_KEYS)}.")
+                raise ProfileError(
+                    f"{where}: profile {current!r} has unknown key {key!r}.{did_you_mean(key, PROFILE_KEYS)}",
+                    fix=f"use only {', '.join(PROFILE_KEYS)}.",
+                )
         _check_values(body, current, where)
         if "set" in body and not isinstance(body["set"], dict):
-            raise ProfileError(f"{where}: profile {current!r}: 'set' must be a table of KEY = \"VALUE\".",
-                               fix='write set = { BUILD_TEST = "0" }.')
+            raise ProfileError(
+                f"{where}: profile {current!r}: 'set' must be a table of KEY = \"VALUE\".",
+                fix='write set = { BUILD_TEST = "0" }.',
+            )
         layers.append(body)
         current = body.get("inherits")
     for body in reversed(layers):
@@ -88,5 +95,7 @@ def _check_values(body: Mapping[str, Any], name: str, where: str) -> None:
             ok = isinstance(value, str)
         if not ok:
             allowed = _ALLOWED.get(key, "a string")
-            raise ProfileError(f"{where}: profile {name!r}: {key} = {value!r} is not allowed; {key} must be {allowed}.",
-                               fix=f"write {key} as {allowed}.")
+            raise ProfileError(
+                f"{where}: profile {name!r}: {key} = {value!r} is not allowed; {key} must be {allowed}.",
+                fix=f"write {key} as {allowed}.",
+            )

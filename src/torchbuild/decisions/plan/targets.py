@@ -10,8 +10,9 @@ from .model import Command, Setting
 __all__ = ["cmake_target_commands"]
 
 
-def cmake_target_commands(targets: list[str], kind: str, frontend: str, mode: str, python: str, tree: str,
-                          jobs: int) -> tuple[list[Command], Setting]:
+def cmake_target_commands(
+    targets: list[str], kind: str, frontend: str, mode: str, python: str, tree: str, jobs: int
+) -> tuple[list[Command], Setting]:
     """Commands that configure a PyTorch tree as its setup.py does (``setup.py build --cmake-only``:
     the same environment-to-``-D`` translation) and build only ``targets`` with CMake.
 

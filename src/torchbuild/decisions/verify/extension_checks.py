@@ -13,8 +13,9 @@ from .model import Expectations, VerifyReport
 _TORCH_LIB = re.compile(r"^lib(torch|c10|shm|caffe2)[A-Za-z0-9_]*\.so")
 
 
-def ext_import_check(report: VerifyReport, data: dict[str, Any], module: str,
-                     installed: ExtensionInfo | None = None) -> None:
+def ext_import_check(
+    report: VerifyReport, data: dict[str, Any], module: str, installed: ExtensionInfo | None = None
+) -> None:
     """The ``ext_import`` check (and the ``ext_file``/``ext_version`` facts) from the collector's
     ``data`` (:func:`torchbuild.facts.torch_runtime.collect`); a failed import is named
     with the diagnose knowledge (:func:`~torchbuild.decisions.verify_causes.explain_import_failure`),
@@ -25,15 +26,21 @@ def ext_import_check(report: VerifyReport, data: dict[str, Any], module: str,
             report.facts[key] = data[key]
     if not data.get("ext_import"):
         error = errors.get(f"import {module}", errors.get("collect", "unknown error"))
-        f = explain_import_failure(error, installed or ExtensionInfo(module), torch_version=data.get("version"),
-                                   torch_cuda=data.get("cuda"), torch_abi=data.get("cxx11_abi"))
+        f = explain_import_failure(
+            error,
+            installed or ExtensionInfo(module),
+            torch_version=data.get("version"),
+            torch_cuda=data.get("cuda"),
+            torch_abi=data.get("cxx11_abi"),
+        )
         report.add("ext_import", False, f.message, f.fix, cause_id=f.cause_id)
     else:
         report.add("ext_import", True, f"import {module} from {data.get('ext_file')}")
 
 
-def ext_libtorch_check(report: VerifyReport, data: dict[str, Any], files: dict[str, dict[str, Any]],
-                       lib_dir: str | None) -> None:
+def ext_libtorch_check(
+    report: VerifyReport, data: dict[str, Any], files: dict[str, dict[str, Any]], lib_dir: str | None
+) -> None:
     """The ``ext_libtorch`` check: every ``libtorch*``/``libc10*`` that the extension's ``files``
     resolve (by ``ldd``) or that the process mapped is in the installed torch's ``lib_dir``."""
     # Which libtorch does it use?
@@ -51,15 +58,23 @@ def ext_libtorch_check(report: VerifyReport, data: dict[str, Any], files: dict[s
         report.add(
             "ext_libtorch",
             not elsewhere,
-            (f"links {', '.join(needed) or 'no torch library'} from {lib_dir}" if not elsewhere
-             else f"uses torch libraries outside the installed torch ({lib_dir}): {', '.join(sorted(elsewhere))}"),
+            (
+                f"links {', '.join(needed) or 'no torch library'} from {lib_dir}"
+                if not elsewhere
+                else f"uses torch libraries outside the installed torch ({lib_dir}): {', '.join(sorted(elsewhere))}"
+            ),
             "the extension's RPATH or LD_LIBRARY_PATH points at another torch: rebuild it against the torch of this "
             "Python and remove the other path.",
         )
 
 
-def ext_cuda_abi_checks(report: VerifyReport, data: dict[str, Any], files: dict[str, dict[str, Any]], module: str,
-                        expect: Expectations | None) -> None:
+def ext_cuda_abi_checks(
+    report: VerifyReport,
+    data: dict[str, Any],
+    files: dict[str, dict[str, Any]],
+    module: str,
+    expect: Expectations | None,
+) -> None:
     """The ``ext_cuda`` check (the extension's CUDA libraries against torch's CUDA, or against a
     CPU-only expectation) and the ``ext_abi`` check (``std::__cxx11`` symbols against a torch
     with ``_GLIBCXX_USE_CXX11_ABI=0``)."""
@@ -82,7 +97,8 @@ def ext_cuda_abi_checks(report: VerifyReport, data: dict[str, Any], files: dict[
         report.add(
             "ext_cuda",
             problem is None,
-            problem or (f"built for CUDA ({', '.join(report.facts['ext_cuda_libs'])})" if wants_cuda else "CPU-only extension"),
+            problem
+            or (f"built for CUDA ({', '.join(report.facts['ext_cuda_libs'])})" if wants_cuda else "CPU-only extension"),
             "rebuild the extension against this torch with the same CUDA toolkit major version (CUDA_HOME), "
             "or install the torch variant it was built for.",
             cause_id="torch_cpu_only" if torch_cuda is None else "cuda_version_mismatch",
@@ -98,7 +114,11 @@ def ext_cuda_abi_checks(report: VerifyReport, data: dict[str, Any], files: dict[
                 "rebuild the extension with -D_GLIBCXX_USE_CXX11_ABI=0 (torch.utils.cpp_extension adds it by itself).",
             )
         else:
-            report.add("ext_abi", True, f"C++ ABI consistent (torch _GLIBCXX_USE_CXX11_ABI={int(torch_abi) if torch_abi is not None else '?'})")
+            report.add(
+                "ext_abi",
+                True,
+                f"C++ ABI consistent (torch _GLIBCXX_USE_CXX11_ABI={int(torch_abi) if torch_abi is not None else '?'})",
+            )
 
 
 def smoke_check(report: VerifyReport, data: dict[str, Any], module: str, exe: str) -> None:

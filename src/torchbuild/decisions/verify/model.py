@@ -95,4 +95,3 @@ class VerifyReport:
             "checks": [asdict(c) for c in self.checks],
             "facts": self.facts,
         }
-

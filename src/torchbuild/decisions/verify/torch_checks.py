@@ -15,6 +15,7 @@ from .model import Expectations, VerifyReport
 #: Libraries that come with the NVIDIA driver, not with torch or a toolkit.
 _DRIVER_LIBS = re.compile(r"^lib(cuda|nvidia-ml|nvidia-ptxjitcompiler)\.so")
 
+
 def ldd_checks(report: VerifyReport, files: dict[str, dict[str, Any]], check_id: str, what: str) -> None:
     """One ``check_id`` check: every library of ``files`` (:func:`torchbuild.facts.elf.inspect_files`)
     resolves; a ``driver_libs`` note when only the NVIDIA driver's own libraries are missing."""
@@ -28,7 +29,9 @@ def ldd_checks(report: VerifyReport, files: dict[str, dict[str, Any]], check_id:
                 else:
                     missing.append(f"{os.path.basename(f)} needs {soname} => not found")
     if not files:
-        report.add(check_id, False, f"no compiled modules found for {what}", "reinstall it: the package has no .so files.")
+        report.add(
+            check_id, False, f"no compiled modules found for {what}", "reinstall it: the package has no .so files."
+        )
         return
     if missing:
         # only torch's own libraries missing (libtorch_cuda.so beside a CPU torch): built for another torch
@@ -90,11 +93,15 @@ def arch_runs_on(arch_flags: list[str], capability: str) -> bool:
 def import_fix(error: str) -> str:
     """The fix to show for an ``import`` that failed with ``error`` (the exception text)."""
     if "cannot open shared object file" in error:
-        return ("a shared library torch needs is missing: install it (for CUDA builds: the matching nvidia-* "
-                "wheels or toolkit) or add its directory to LD_LIBRARY_PATH; then run verify again.")
+        return (
+            "a shared library torch needs is missing: install it (for CUDA builds: the matching nvidia-* "
+            "wheels or toolkit) or add its directory to LD_LIBRARY_PATH; then run verify again."
+        )
     if "undefined symbol" in error:
-        return ("a library was built against a different torch/libstdc++ (ABI or version mismatch): rebuild it "
-                "against the torch installed in this Python.")
+        return (
+            "a library was built against a different torch/libstdc++ (ABI or version mismatch): rebuild it "
+            "against the torch installed in this Python."
+        )
     if "No module named" in error:
         return "install torch into this Python (or pass --python with the interpreter that has it)."
     return "reinstall or rebuild torch for this Python (`torchbuild build`), then run verify again."
@@ -121,11 +128,16 @@ def expect_checks(report: VerifyReport, data: dict[str, Any], cfg: TorchConfig |
             fix = "install the CPU wheel (index https://download.pytorch.org/whl/cpu) or build with USE_CUDA=0."
         else:
             ok = cuda is not None and _major_minor(cuda) == _major_minor(expect.cuda)
-            msg = (f"built with CUDA {cuda}" if ok else
-                   f"built with {'CUDA ' + cuda if cuda else 'no CUDA (CPU-only)'}, expected CUDA {expect.cuda}")
+            msg = (
+                f"built with CUDA {cuda}"
+                if ok
+                else f"built with {'CUDA ' + cuda if cuda else 'no CUDA (CPU-only)'}, expected CUDA {expect.cuda}"
+            )
             tag = "cu" + expect.cuda.replace(".", "")
-            fix = (f"install a torch built for CUDA {expect.cuda} (wheel index https://download.pytorch.org/whl/{tag}) "
-                   f"or rebuild with CUDA {expect.cuda} found (CUDA_HOME) and USE_CUDA=1.")
+            fix = (
+                f"install a torch built for CUDA {expect.cuda} (wheel index https://download.pytorch.org/whl/{tag}) "
+                f"or rebuild with CUDA {expect.cuda} found (CUDA_HOME) and USE_CUDA=1."
+            )
         report.add("cuda", ok, msg, fix)
     if expect.cxx11_abi is not None:
         abi = data.get("cxx11_abi")
@@ -153,11 +165,17 @@ def expect_checks(report: VerifyReport, data: dict[str, Any], cfg: TorchConfig |
         report.add(
             "options",
             not wrong,
-            (f"{len(shown)} build settings agree with the plan ("
-             + ", ".join(f"{k}={'ON' if v else 'OFF'}" for k, v in sorted(shown.items())) + ")") if not wrong
-            else "build settings differ from the plan: " + ", ".join(
+            (
+                f"{len(shown)} build settings agree with the plan ("
+                + ", ".join(f"{k}={'ON' if v else 'OFF'}" for k, v in sorted(shown.items()))
+                + ")"
+            )
+            if not wrong
+            else "build settings differ from the plan: "
+            + ", ".join(
                 f"{k}={'ON' if v else 'OFF'} (plan: {'ON' if expect.options[k] else 'OFF'})"
-                for k, v in sorted(wrong.items())),
+                for k, v in sorted(wrong.items())
+            ),
             "CMake keeps the first configuration in build/CMakeCache.txt: rebuild with torchbuild build (it reconfigures "
             "when the cache disagrees with the plan).",
         )
@@ -180,7 +198,7 @@ def expect_checks(report: VerifyReport, data: dict[str, Any], cfg: TorchConfig |
             "arch_list",
             ok,
             msg,
-            f"rebuild with TORCH_CUDA_ARCH_LIST=\"{';'.join(expect.arch_list)}\" (a changed arch list needs a "
+            f'rebuild with TORCH_CUDA_ARCH_LIST="{";".join(expect.arch_list)}" (a changed arch list needs a '
             "reconfigure: the first value stays in build/CMakeCache.txt).",
         )
 
@@ -223,7 +241,9 @@ def config_checks(report: VerifyReport, data: dict[str, Any]) -> TorchConfig | N
     report.add(
         "config",
         not problems,
-        ("torch.__config__.show(): " + summary) if not problems else "torch.__config__.show() disagrees with torch.version: " + "; ".join(problems),
+        ("torch.__config__.show(): " + summary)
+        if not problems
+        else "torch.__config__.show() disagrees with torch.version: " + "; ".join(problems),
         "the compiled library and the Python files come from different builds (a stale build/ or a mixed install): "
         "reinstall, or rebuild from a clean build/ directory.",
     )
@@ -240,17 +260,27 @@ def torch_checks(report: VerifyReport, data: dict[str, Any], expect: Expectation
         error = errors.get("import torch", "unknown error")
         from ..verify_causes import ExtensionInfo, explain_import_failure
 
-        f = explain_import_failure(error, ExtensionInfo("torch", "torch"), torch_version=None, torch_cuda=None,
-                                   torch_abi=None)
-        report.add("import", False, f"import torch failed: {error}",
-                   import_fix(error) if f.cause_id == "unknown" else f.fix, cause_id=f.cause_id)
+        f = explain_import_failure(
+            error, ExtensionInfo("torch", "torch"), torch_version=None, torch_cuda=None, torch_abi=None
+        )
+        report.add(
+            "import",
+            False,
+            f"import torch failed: {error}",
+            import_fix(error) if f.cause_id == "unknown" else f.fix,
+            cause_id=f.cause_id,
+        )
         return
     report.add("import", True, f"import torch {data.get('version')} from {data.get('torch_dir')}")
     cfg = config_checks(report, data)
     expect_checks(report, data, cfg, expect or Expectations())
     if data.get("cxx11_abi") is None:
-        report.add("cxx11_abi_known", False, "torch._C._GLIBCXX_USE_CXX11_ABI is missing: "
-                   + errors.get("cxx11_abi", "?"), "the torch._C extension is incomplete: rebuild torch.")
+        report.add(
+            "cxx11_abi_known",
+            False,
+            "torch._C._GLIBCXX_USE_CXX11_ABI is missing: " + errors.get("cxx11_abi", "?"),
+            "the torch._C extension is incomplete: rebuild torch.",
+        )
     op = data.get("op")
     report.add(
         "op",
@@ -263,7 +293,9 @@ def torch_checks(report: VerifyReport, data: dict[str, Any], expect: Expectation
         report.add(
             "op_cuda",
             op_cuda == [4.0, 5.0],
-            f"a tensor op on the GPU = {op_cuda}" if "op_cuda" in data else "the GPU op failed: " + errors.get("op_cuda", "?"),
+            f"a tensor op on the GPU = {op_cuda}"
+            if "op_cuda" in data
+            else "the GPU op failed: " + errors.get("op_cuda", "?"),
             "check the driver (nvidia-smi) and that the build's arch list covers this GPU.",
         )
         flags = cfg.nvcc_arch_flags if cfg else []
@@ -273,7 +305,11 @@ def torch_checks(report: VerifyReport, data: dict[str, Any], expect: Expectation
                 "gpu_arch",
                 ok,
                 f"{gpu['name']} (sm_{gpu['capability'].replace('.', '')}) "
-                + ("is covered by the compiled arches" if ok else f"is not covered by the compiled arches {cfg.arch_list if cfg else []}"),
+                + (
+                    "is covered by the compiled arches"
+                    if ok
+                    else f"is not covered by the compiled arches {cfg.arch_list if cfg else []}"
+                ),
                 f"rebuild with TORCH_CUDA_ARCH_LIST including {gpu['capability']}.",
             )
     elif data.get("cuda"):
@@ -282,7 +318,21 @@ def torch_checks(report: VerifyReport, data: dict[str, Any], expect: Expectation
 
 def base_facts(report: VerifyReport, data: dict[str, Any]) -> None:
     """Copy the collector's facts about torch (version, CUDA, GPUs, op results...) into the report."""
-    for key in ("python_version", "version", "cuda", "hip", "git_version", "debug", "cxx11_abi", "cuda_available",
-                "gpus", "cuda_arch_list", "op", "op_cuda", "torch_dir", "errors"):
+    for key in (
+        "python_version",
+        "version",
+        "cuda",
+        "hip",
+        "git_version",
+        "debug",
+        "cxx11_abi",
+        "cuda_available",
+        "gpus",
+        "cuda_arch_list",
+        "op",
+        "op_cuda",
+        "torch_dir",
+        "errors",
+    ):
         if key in data:
             report.facts[key] = data[key]

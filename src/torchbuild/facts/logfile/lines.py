@@ -19,7 +19,6 @@ MAX_LINE_CHARS = 8192
 _ANSI = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
 
-
 class LogLine(NamedTuple):
     """One line of a log as a terminal would have shown it.
 
@@ -80,7 +79,6 @@ def _extend(carry: bytes, data: bytes) -> bytes:
     return new[:MAX_LINE_BYTES] if len(new) > MAX_LINE_BYTES else new
 
 
-
 def _looks_binary(sample: bytes) -> bool:
     """True when ``sample`` is clearly not text: NUL bytes in more than 0.1% of it, or
     more than 5% control bytes other than tab, newline, CR, ESC, BS, FF."""
@@ -91,4 +89,3 @@ def _looks_binary(sample: bytes) -> bool:
         return True
     ctrl = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 11, 12, 13, 27, 8))
     return ctrl * 20 > len(sample)
-

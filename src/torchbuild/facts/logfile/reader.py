@@ -32,7 +32,6 @@ _MAGIC = (
 )
 
 
-
 class _Prepend(io.RawIOBase):
     """A raw stream that first returns ``head`` and then reads from ``rest``."""
 
@@ -172,7 +171,9 @@ class LogReader:
             try:
                 data = self._stream.read(self._chunk)
             except (EOFError, OSError, lzma.LZMAError, ValueError) as exc:
-                self.stream_error = f"the {self.compression or 'input'} stream ended early ({exc}); diagnosed the text read before that"
+                self.stream_error = (
+                    f"the {self.compression or 'input'} stream ended early ({exc}); diagnosed the text read before that"
+                )
                 return
             except Exception as exc:  # zstandard.ZstdError and the like
                 self.stream_error = f"the {self.compression or 'input'} stream could not be read to the end ({exc})"
@@ -237,7 +238,9 @@ class LogReader:
                 n = len(data)
                 view[:n] = data
         except (EOFError, OSError, lzma.LZMAError, ValueError) as exc:
-            self.stream_error = f"the {self.compression or 'input'} stream ended early ({exc}); diagnosed the text read before that"
+            self.stream_error = (
+                f"the {self.compression or 'input'} stream ended early ({exc}); diagnosed the text read before that"
+            )
             n = 0
         except Exception as exc:  # zstandard.ZstdError and the like
             self.stream_error = f"the {self.compression or 'input'} stream could not be read to the end ({exc})"
@@ -297,7 +300,10 @@ class LogReader:
                         if first_nl == -1:
                             if end - lb_end > size or long_line:
                                 # a line longer than a chunk: keep it cut down
-                                cut = _extend(bytes(buf[lb_end:new]) if long_line else b"", bytes(buf[new if long_line else lb_end : end]))
+                                cut = _extend(
+                                    bytes(buf[lb_end:new]) if long_line else b"",
+                                    bytes(buf[new if long_line else lb_end : end]),
+                                )
                                 buf[lb_end : lb_end + len(cut)] = cut
                                 end = lb_end + len(cut)
                                 long_line = True
@@ -418,4 +424,3 @@ class LogReader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
