@@ -175,3 +175,67 @@ def test_requirement_needing_another_torch_stops_before_installing(index, tmp_pa
     direct = make_wheel(wheels, "tb-direct", "0.1", ["torch>=2.14"], "")
     with pytest.raises(RuntimeRequirementsError, match=r"requires torch>=2.14, but it was built against"):
         runtime_deps.check(str(python), direct, before["version"], tmp_path / "work", env)
+
+
+def test_develop_mode_installs_the_trees_requirements_with_torch_pinned(cli, index, tmp_path):
+    """Develop mode leaves no wheel to read: the tree's own ``install_requires`` are read
+    from its metadata before compiling and installed after the build, torch untouched."""
+    python = overlay_venv(tmp_path / "venv")
+    before = torch_fingerprint(python)
+    tree = write_ext(tmp_path / "ext", "tbdep-helper>=1.0")
+    r = cli(
+        "build",
+        str(tree),
+        "--python",
+        str(python),
+        "--mode",
+        "develop",
+        "--cache",
+        "none",
+        "--json",
+        env=pip_env(index),
+        timeout=1500,
+    )
+    assert r.returncode == 0, r.stderr[-5000:]
+    rec = json.loads(Path(r.json["record"]).read_text())
+    assert rec["runtime_deps"]["requirements"] == ["tbdep-helper>=1.0"]
+    assert rec["runtime_deps"]["installed"] == [{"name": "tbdep-helper", "version": "1.0"}]
+    assert torch_fingerprint(python) == before
+    proc = subprocess.run(
+        [str(python), "-c", "import tb_deps_ext; print(tb_deps_ext.VALUE, tb_deps_ext.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    value, where = proc.stdout.split()
+    assert value == "42" and where.startswith(str(tree))  # develop mode: imported from the tree itself
+
+
+def test_install_mode_requirement_needing_another_torch_stops_before_compiling(cli, index, tmp_path):
+    """Install mode, a requirement that needs torch 2.14.1: the build stops before the
+    compiler runs (no build/ folder), nothing is installed, the record says why."""
+    python = overlay_venv(tmp_path / "venv")
+    before = torch_fingerprint(python)
+    tree = write_ext(tmp_path / "ext", "tbdep-newtorch>=1.0")
+    r = cli(
+        "build",
+        str(tree),
+        "--python",
+        str(python),
+        "--mode",
+        "install",
+        "--cache",
+        "none",
+        env=pip_env(index),
+        timeout=1500,
+    )
+    assert r.returncode != 0
+    assert "would need another torch" in r.stdout + r.stderr
+    assert not (tree / "build").exists()
+    site = next((tmp_path / "venv" / "lib").glob("python*/site-packages"))
+    assert not list(site.glob("tbdep*")) and not list(site.glob("tb_deps_ext*"))
+    assert torch_fingerprint(python) == before
+    rec = json.loads(sorted((tree / ".torchbuild" / "records").glob("*.json"))[-1].read_text())
+    assert rec["outcome"] == "failed" and rec["runtime_deps"]["requirements"] == ["tbdep-newtorch>=1.0"]

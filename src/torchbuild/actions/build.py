@@ -223,6 +223,11 @@ def build(req: BuildRequest) -> BuildResult:
         wheel: Path | None = None
         deps: runtime_deps.RuntimeDeps | None = None
         build_start = time.time()
+        if plan.kind == "extension" and plan.mode.value in ("develop", "install"):
+            # no wheel to read afterwards: the tree's requirements, resolved before anything is compiled
+            record["runtime_deps"] = {"skipped": "--no-deps"} if not req.deps else None
+            if req.deps:
+                deps = _check_deps(plan, facts, None, tree, env, log, record, stem, t0)
         for cmd in plan.commands:
             argv = list(cmd.argv)
             if "{wheel}" in argv:
@@ -312,7 +317,7 @@ def build(req: BuildRequest) -> BuildResult:
 def _check_deps(
     plan: Plan,
     facts: Facts,
-    wheel: Path,
+    wheel: Path | None,
     tree: Path,
     env: dict[str, str],
     log: Any,
@@ -320,21 +325,30 @@ def _check_deps(
     stem: str,
     t0: float,
 ) -> runtime_deps.RuntimeDeps:
-    """:func:`runtime_deps.check` for the wheel about to be installed; on a conflict the
-    record says so (outcome ``"failed"``) and the error goes up before anything is installed."""
+    """:func:`runtime_deps.check` for the wheel about to be installed (``wheel`` None: the
+    tree's requirements, before a develop/install-mode build compiles anything); on a
+    conflict the record says so (outcome ``"failed"``) and the error goes up before
+    anything is installed."""
     from ..errors import RuntimeRequirementsError
 
+    torch_version = facts.torch.version if facts.torch else None
+    work = tree / ".torchbuild"
+    reqs: list[str] = []
     try:
-        return runtime_deps.check(
-            plan.python, wheel, facts.torch.version if facts.torch else None, tree / ".torchbuild", env, log
-        )
+        if wheel is not None:
+            reqs = runtime_deps.wheel_requirements(wheel)
+            return runtime_deps.check(plan.python, wheel, torch_version, work, env, log)
+        reqs = runtime_deps.tree_requirements(plan.python, tree, work, env, log)
+        return runtime_deps.check_requirements(plan.python, reqs, str(tree), torch_version, work, env, log)
     except RuntimeRequirementsError as exc:
-        record["runtime_deps"] = {"error": exc.message, "requirements": runtime_deps.wheel_requirements(wheel)}
+        record["runtime_deps"] = {"error": exc.message, "requirements": reqs}
         record["outcome"] = "failed"
         record["seconds"] = round(time.monotonic() - t0, 3)
-        record["artifacts"] = [
-            {"kind": "wheel", "path": str(wheel), "sha256": sha256_file(wheel), "bytes": wheel.stat().st_size}
-        ]
+        record["artifacts"] = (
+            [{"kind": "wheel", "path": str(wheel), "sha256": sha256_file(wheel), "bytes": wheel.stat().st_size}]
+            if wheel is not None
+            else []
+        )
         write_record(tree, stem, record)
         raise
 

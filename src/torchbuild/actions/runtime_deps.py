@@ -35,7 +35,15 @@ from packaging.version import InvalidVersion, Version
 from ..errors import RuntimeRequirementsError
 from ..ui import console, echo_command
 
-__all__ = ["RuntimeDeps", "wheel_requirements", "check", "install", "constraint_file"]
+__all__ = [
+    "RuntimeDeps",
+    "wheel_requirements",
+    "tree_requirements",
+    "check",
+    "check_requirements",
+    "install",
+    "constraint_file",
+]
 
 TIMEOUT_S = 1800.0
 
@@ -83,17 +91,7 @@ def wheel_requirements(wheel: Path) -> list[str]:
             text = zf.read(names[0]).decode("utf-8", "replace")
     except (OSError, zipfile.BadZipFile) as exc:
         raise RuntimeRequirementsError(f"cannot read {wheel}: {exc}.", fix="rebuild it.") from exc
-    out = []
-    for value in Parser().parsestr(text).get_all("Requires-Dist") or []:
-        try:
-            req = Requirement(value)
-        except InvalidRequirement:
-            out.append(value.strip())  # pip will say what is wrong with it
-            continue
-        if req.marker is not None and "extra" in str(req.marker):
-            continue
-        out.append(str(req))
-    return out
+    return _without_extras(Parser().parsestr(text).get_all("Requires-Dist") or [])
 
 
 def constraint_file(folder: Path, torch_version: str | None) -> tuple[Path | None, str | None]:
@@ -174,6 +172,53 @@ def _conflict_lines(text: str) -> list[str]:
     return out
 
 
+def tree_requirements(python: str, tree: Path, work: Path, env: Mapping[str, str], log: Any | None = None) -> list[str]:
+    """The ``Requires-Dist`` of the project in ``tree`` (extras-only ones left out), read
+    before anything is built or installed: for develop and install mode, where no wheel is
+    left to read.  pip prepares the project's metadata only (``setup.py egg_info`` or the
+    backend's ``prepare_metadata_for_build_wheel``; nothing is compiled) in a dry run that
+    installs nothing: ``pip install --dry-run --report R --no-deps --no-build-isolation .``;
+    its report (pip >= 22.2, "Installation Report" format) carries ``metadata.requires_dist``.
+
+    :param tree: the extension's source tree (its ``setup.py`` / ``pyproject.toml``).
+    :param work: folder for pip's report (``<tree>/.torchbuild``).
+    :returns: requirement strings as written, e.g. ``["scipy>=1.7", "tqdm"]``.
+    :raises RuntimeRequirementsError: pip could not read the project's metadata.
+    """
+    work.mkdir(parents=True, exist_ok=True)
+    report = work / "runtime-deps-metadata.json"
+    report.unlink(missing_ok=True)
+    args = ["install", "--dry-run", "--report", str(report), "--no-deps", "--no-build-isolation", str(tree)]
+    proc = _pip(python, args, env, log)
+    try:
+        data = json.loads(report.read_text(encoding="utf-8")) if proc.returncode == 0 else {}
+    except (OSError, ValueError):
+        data = {}
+    items = data.get("install") or []
+    if proc.returncode != 0 or not items:
+        tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-2:])
+        raise RuntimeRequirementsError(
+            f"cannot read the requirements of the project in {tree} (pip's dry run failed): {tail}",
+            fix="look at the log for what setup.py printed, or build with --no-deps to skip its requirements.",
+        )
+    return _without_extras((items[0].get("metadata") or {}).get("requires_dist") or [])
+
+
+def _without_extras(values: list[str]) -> list[str]:
+    """Requirement strings as written, less those that apply only to an extra."""
+    out = []
+    for value in values:
+        try:
+            req = Requirement(value)
+        except InvalidRequirement:
+            out.append(value.strip())  # pip will say what is wrong with it
+            continue
+        if req.marker is not None and "extra" in str(req.marker):
+            continue
+        out.append(str(req))
+    return out
+
+
 def check(
     python: str, wheel: Path, torch_version: str | None, work: Path, env: Mapping[str, str], log: Any | None = None
 ) -> RuntimeDeps:
@@ -187,7 +232,23 @@ def check(
     :raises RuntimeRequirementsError: a requirement needs another torch, or pip cannot
         resolve the requirements (its reasons in the message); nothing was installed.
     """
-    reqs = wheel_requirements(wheel)
+    return check_requirements(python, wheel_requirements(wheel), wheel.name, torch_version, work, env, log)
+
+
+def check_requirements(
+    python: str,
+    reqs: list[str],
+    what: str,
+    torch_version: str | None,
+    work: Path,
+    env: Mapping[str, str],
+    log: Any | None = None,
+) -> RuntimeDeps:
+    """:func:`check` for requirement strings already read (``what`` names their project
+    in messages: a wheel's file name, or the tree for develop/install mode).
+
+    :raises RuntimeRequirementsError: as :func:`check`; nothing was installed.
+    """
     cfile, pin = constraint_file(work, torch_version)
     deps = RuntimeDeps(requirements=reqs, constraint=pin)
     if not reqs:
@@ -195,7 +256,7 @@ def check(
     direct = _torch_conflicts(reqs, torch_version)
     if direct:
         raise RuntimeRequirementsError(
-            f"{wheel.name} requires {', '.join(direct)}, but it was built against the installed torch {torch_version}; "
+            f"{what} requires {', '.join(direct)}, but it was built against the installed torch {torch_version}; "
             "nothing was installed.",
             fix=f"build it against a torch that satisfies {', '.join(direct)} (install that torch first), or install "
             "the wheel with --no-deps if you know it works with this one.",
@@ -212,12 +273,12 @@ def check(
         needs_torch = "torch" in why.lower() and pin is not None
         raise RuntimeRequirementsError(
             (
-                f"the runtime requirements of {wheel.name} ({', '.join(reqs)}) would need another torch than the installed "
+                f"the runtime requirements of {what} ({', '.join(reqs)}) would need another torch than the installed "
                 f"{torch_version}, which the extension was built against (pinned: {pin}); nothing was installed. "
                 f"pip: {why}"
             )
             if needs_torch
-            else f"pip cannot resolve the runtime requirements of {wheel.name} ({', '.join(reqs)}); nothing was installed. "
+            else f"pip cannot resolve the runtime requirements of {what} ({', '.join(reqs)}); nothing was installed. "
             f"pip: {why}",
             fix=(
                 "choose versions of those requirements that work with this torch (pip install 'NAME<VERSION'), or "
@@ -231,7 +292,7 @@ def check(
     moved = [i for i in deps.would_install if canonicalize_name(i["name"]) == "torch"]
     if moved:
         raise RuntimeRequirementsError(
-            f"pip would install torch {moved[0]['version']} for the requirements of {wheel.name}; nothing was installed.",
+            f"pip would install torch {moved[0]['version']} for the requirements of {what}; nothing was installed.",
             fix="install the extension with --no-deps, then its requirements by hand.",
         )
     return deps
