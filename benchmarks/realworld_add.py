@@ -53,7 +53,7 @@ def main(batch: str, number: int = 2) -> int:
         head, _, body = chunk.partition("\n---\n")
         lines = head.splitlines()
         name = lines[0].strip()
-        meta = dict(l.split(": ", 1) for l in lines[1:] if ": " in l)
+        meta = dict(ln.split(": ", 1) for ln in lines[1:] if ": " in ln)
         if name in names or meta["url"] in urls:
             print(f"skip {name}: already in the corpus ({meta['url']})", file=sys.stderr)
             continue
