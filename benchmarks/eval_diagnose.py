@@ -61,7 +61,7 @@ FAMILY_OF = {c: fam for fam, ids in FAMILIES.items() for c in ids.split()}
 
 def load_index(split: str = "all", batch: str = "all") -> list[dict]:
     """Rows of index.toml, filtered by split ("dev", "holdout" or "all") and batch
-    ("1": the first 84 logs, "2": the logs added for issue 11, "all")."""
+    ("1": the first 84 logs, "2": the logs added for issue 11, "3", "4": its second and third rounds, "all")."""
     rows = tomllib.loads((CORPUS / "index.toml").read_text())["log"]
     return [
         r
@@ -127,9 +127,9 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument(
         "--batch",
-        choices=("1", "2", "all"),
+        choices=("1", "2", "3", "4", "all"),
         default="all",
-        help="1: the first 84 logs; 2: the logs added for issue 11 (split by hash); all",
+        help="1: the first 84 logs; 2: the logs added for issue 11 (split by hash); 3, 4: its second and third rounds; all",
     )
     ap.add_argument("--families", action="store_true", help="print the per-family table")
     a = ap.parse_args()

@@ -1,7 +1,7 @@
 """Add real logs to tests/diagnose/realworld/ (run by hand), with the held-out split
 decided by a hash of the file name, never by hand.
 
-    python benchmarks/realworld_add.py BATCH_FILE
+    python benchmarks/realworld_add.py BATCH_FILE [--batch N]
 
 BATCH_FILE holds entries of the form::
 
@@ -14,7 +14,8 @@ BATCH_FILE holds entries of the form::
     the log text, exactly as pasted in the thread (trimmed to the relevant part)
 
 Each log is written to the corpus and a row is appended to index.toml with
-``split = split_of(name)`` and ``batch = 2``.  An existing file name or URL is refused.
+``split = split_of(name)`` and ``batch = N`` (default 2: the logs of issue 11's first
+round; 3: its second round).  An existing file name or URL is refused.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "tests" / "diagnose" / "realwo
 
 
 def split_of(name: str) -> str:
-    """The split of a batch-2 log: "holdout" when the first byte of sha256(name) is
+    """The split of a log of batch 2 or later: "holdout" when the first byte of sha256(name) is
     below 128 (half of the logs), else "dev".  Fixed before any signature was written
     for these logs; a log never moves from held-out to dev."""
     return "holdout" if hashlib.sha256(name.encode()).digest()[0] < 128 else "dev"
@@ -38,7 +39,8 @@ def _q(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def main(batch: str) -> int:
+def main(batch: str, number: int = 2) -> int:
+    """Append the entries of the file ``batch`` to the corpus as batch ``number``."""
     index = CORPUS / "index.toml"
     rows = tomllib.loads(index.read_text(encoding="utf-8"))["log"]
     names = {r["file"] for r in rows}
@@ -51,7 +53,7 @@ def main(batch: str) -> int:
         head, _, body = chunk.partition("\n---\n")
         lines = head.splitlines()
         name = lines[0].strip()
-        meta = dict(l.split(": ", 1) for l in lines[1:] if ": " in l)
+        meta = dict(ln.split(": ", 1) for ln in lines[1:] if ": " in ln)
         if name in names or meta["url"] in urls:
             print(f"skip {name}: already in the corpus ({meta['url']})", file=sys.stderr)
             continue
@@ -59,7 +61,7 @@ def main(batch: str) -> int:
         urls.add(meta["url"])
         (CORPUS / name).write_text(body.rstrip("\n") + "\n", encoding="utf-8")
         row = (
-            f"\n[[log]]\nfile = {_q(name)}\nsplit = {_q(split_of(name))}\nbatch = 2\n"
+            f"\n[[log]]\nfile = {_q(name)}\nsplit = {_q(split_of(name))}\nbatch = {number}\n"
             f"url = {_q(meta['url'])}\ncause = {_q(meta['cause'])}\nwhy = {_q(meta['why'])}\n"
         )
         if meta.get("note"):
@@ -72,4 +74,10 @@ def main(batch: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("batch_file")
+    ap.add_argument("--batch", type=int, default=2, help="the batch number written in index.toml (default 2)")
+    a = ap.parse_args()
+    sys.exit(main(a.batch_file, a.batch))

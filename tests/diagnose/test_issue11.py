@@ -52,6 +52,21 @@ def test_missing_torch_symbol_with_a_source_built_torch_is_the_abi():
     assert d.root.cause_id == "cxx_abi_mismatch" and d.root.confidence >= 0.7
 
 
+def test_missing_cxx11_symbol_without_torch_abi_puts_the_abi_first():
+    # intel/torch-ccl#16: the extension wants std::__cxx11; pip torch 1.8.1 (old ABI) exports none
+    d = _diag(_lines("abi-torchccl-cxx11-pip-torch.log"))
+    assert [c.cause_id for c in d.causes[:2]] == ["cxx_abi_mismatch", "torch_extension_mismatch"]
+    assert d.root.confidence < 0.7 and d.causes[1].confidence < d.root.confidence
+    assert any("__cxx11" in n for n in d.notes)
+
+
+def test_missing_cxx11_symbol_with_a_new_abi_torch_is_not_called_the_abi():
+    # torch 2.7+ wheels use the C++11 ABI themselves: a missing __cxx11 symbol is then another torch
+    symbol = "_ZN3c105ErrorC1ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"
+    d = _diag(["torch 2.8.0", f"ImportError: /x/ext.so: undefined symbol: {symbol}"])
+    assert d.root.cause_id == "torch_extension_mismatch"
+
+
 def test_errors_in_gcc6_headers_are_the_unsupported_host_compiler():
     # NVIDIA/nccl#102: <tuple> of GCC 6 with CUDA 8 (the GCC 11 std_function bug is another case)
     d = _diag(_lines("tuple-packs-nccl-gcc6-cuda8.log"))

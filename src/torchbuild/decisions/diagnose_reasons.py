@@ -237,8 +237,30 @@ def reason(
     #    Sources: rusty1s/pytorch_scatter#186, rusty1s/pytorch_sparse#250 (version),
     #    CharlesShang/DCNv2#19 (ABI).
     if root.signature == "undefined-symbol-abi":
-        if not _abi_evidence(root.values.get("symbol", ""), ctx):
-            sym = root.values.get("symbol", "the missing symbol")
+        symbol = root.values.get("symbol", "")
+        if "cxx11" in symbol and _torch_new_abi(ctx) is None:
+            # The extension wants std::__cxx11 (the new ABI) and the log does not say
+            # which ABI torch uses.  Pip wheels of torch before 2.7 export no __cxx11
+            # symbol at all (pytorch/pytorch#65651), so the ABI is the likelier root; an
+            # extension for another torch stays listed second.  intel/torch-ccl#16.
+            first = _cap(root, UNDECIDED_CAP + 0.05)
+            second = _as(
+                root,
+                "torch_extension_mismatch",
+                UNDECIDED_CAP - 0.05,
+                f"The extension may also have been built for another torch version: torch does not export {symbol}.",
+                "Install the extension version made for this torch, or rebuild it against this torch "
+                "(pip install --no-build-isolation --no-cache-dir <pkg>).",
+                "https://github.com/rusty1s/pytorch_scatter/issues/186",
+            )
+            notes.append(
+                "The missing symbol takes the C++11-ABI std::string (std::__cxx11): an extension built with "
+                "_GLIBCXX_USE_CXX11_ABI=1 against a torch built with 0 (pip wheels before torch 2.7) is the usual "
+                "cause; check torch._C._GLIBCXX_USE_CXX11_ABI."
+            )
+            return [first, second, *rest], notes
+        if not _abi_evidence(symbol, ctx):
+            sym = symbol or "the missing symbol"
             first = _as(
                 root,
                 "torch_extension_mismatch",

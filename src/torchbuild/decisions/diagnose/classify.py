@@ -98,6 +98,8 @@ GATE: tuple[str, ...] = (
     "ermission",
     "CUDNN",
     "needed by",
+    "LAPACK",  # a torch built without LAPACK says so only in a RuntimeError: pytorch/xla#6400
+    "Lapack",
 )
 
 
