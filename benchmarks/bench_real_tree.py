@@ -13,7 +13,7 @@ Each timing is the median of ``--repeat`` runs; the machine's load is printed wi
 (a build running beside the benchmark makes every figure pessimistic).
 
     python benchmarks/bench_real_tree.py --tree /path/pytorch-v2.6.0 --python /path/venv/bin/python \
-        [--plan-args "--profile-file F --profile P --system-libs"] [--skip-rebuild] [--repeat N]
+        [--plan-args "--profile-file F --profile P --system-libs"] [--skip-rebuild] [--repeat N] [--repeat-doctor N]
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, required=True)
     ap.add_argument("--python", required=True, help="interpreter with torch installed (collect_env; the build's)")
     ap.add_argument("--plan-args", default="", help="extra plan/build flags (profile, --system-libs ...)")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=3, help="runs per rebuild timing (median)")
+    ap.add_argument("--repeat-doctor", type=int, default=5, help="runs per doctor / collect_env timing (median)")
     ap.add_argument("--skip-rebuild", action="store_true")
     ap.add_argument("--touch", default="aten/src/ATen/native/Activation.cpp")
     args = ap.parse_args()
@@ -72,8 +73,8 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()}")
 
     tb = [sys.executable, "-m", "torchbuild"]
-    doctor = median(tb + ["doctor", str(tree), "--python", args.python, "--no-cuda"], args.repeat, check=False)
-    collect = median([args.python, "-m", "torch.utils.collect_env"], args.repeat, cwd=Path("/"))
+    doctor = median(tb + ["doctor", str(tree), "--python", args.python, "--no-cuda"], args.repeat_doctor, check=False)
+    collect = median([args.python, "-m", "torch.utils.collect_env"], args.repeat_doctor, cwd=Path("/"))
     print(
         f"doctor on the real tree: {doctor:.2f} s; collect_env: {collect:.2f} s; ratio {doctor / collect:.3f} "
         f"(goal <= 0.1)"
