@@ -14,9 +14,10 @@ from ...errors import ConflictingOptionsError, ProfileError, UnknownOptionError,
 from ...facts.model import Facts
 from .. import cmake_cond
 from ..choices import BUILD_TYPES, CACHES, MODES
+from ..settings import parse_sets
 from .arches import _arches_from_gpus, parse_arch_list
 from .model import Command, Intent, Plan, Setting, cmake_truth, did_you_mean
-from .options import _allowed_keys, _check_key, _parse_sets, _platform_vars
+from .options import _allowed_keys, _check_key, _platform_vars
 from .previous import _incremental, cmake_cache_diff
 from .profiles import _resolve_profile
 from .targets import cmake_target_commands
@@ -114,7 +115,7 @@ def make_plan(
                 notes.append(f"profile {profile_name}: {k}={v} skipped: this tree does not read {k}.")
             continue
         options[k] = Setting(v, psrc)
-    user_sets = _parse_sets(intent.sets)
+    user_sets = parse_sets(intent.sets)
     for k, v in user_sets:
         _check_key(k, kind, known, forbidden, have_options)
         if k in declared and cmake_truth(v) is None:
