@@ -114,12 +114,9 @@ def _check(args: argparse.Namespace) -> int:
             f"(known: {', '.join(component_releases())}).",
             fix="add the release's rows to knowledge/data/pytorch_components.toml (a source on each).",
         )
-    options: dict[str, str] = {}
-    for item in args.sets:
-        k, sep, v = item.partition("=")
-        if not sep or not k:
-            raise UsageError(f"--set {item!r}: expected KEY=VALUE.")
-        options[k] = v
+    from ..decisions.settings import parse_sets  # the one --set parser (plan, build, doctor, source check)
+
+    options = dict(parse_sets(args.sets))
     if "USE_CUDA" not in options:
         import shutil
 
