@@ -84,4 +84,5 @@ def test_unknown_profile_name(cli, tmp_path):
 
 def test_bad_flag_value_is_exit_2(cli):
     r = cli("build", "--mode", "fast")
-    assert r.returncode == 2 and "invalid choice" in r.stderr
+    line = _assert_one_line_error(r)  # checked by the settings model: what is allowed, in one line
+    assert "--mode 'fast' is not allowed; --mode must be one of develop, wheel, install, libtorch." in line

@@ -81,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        from ..decisions.settings import read_env
+
+        read_env(os.environ)  # the variables torchbuild reads for itself: a bad value is exit 2 before any work
         return int(args._run(args) or 0)
     except TorchbuildError as exc:
         if os.environ.get("TORCHBUILD_TRACEBACK") == "1":

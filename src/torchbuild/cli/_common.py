@@ -28,14 +28,19 @@ def add_plan_options(p: argparse.ArgumentParser) -> None:
         "--profile", help="built-in (dev, debug, minimal-cpu, release) or from torchbuild.toml / [tool.torchbuild]"
     )
     p.add_argument("--profile-file", type=Path, help="read profiles from this torchbuild.toml")
-    p.add_argument("--mode", choices=MODES, help="develop (editable install), wheel, install, or libtorch (C++ only)")
-    p.add_argument("--build-type", choices=BUILD_TYPES, type=_build_type, help="Release, Debug or RelWithDebInfo")
-    p.add_argument("--jobs", "-j", type=int, help="parallel compile jobs (default: from cores and free memory)")
+    # values are checked by the settings model (intent_from_args), which says what is allowed in one line
+    p.add_argument(
+        "--mode", metavar=_choices(MODES), help="develop (editable install), wheel, install, or libtorch (C++ only)"
+    )
+    p.add_argument("--build-type", metavar=_choices(BUILD_TYPES), help="Release, Debug or RelWithDebInfo")
+    p.add_argument("--jobs", "-j", help="parallel compile jobs (default: from cores and free memory)")
     cuda = p.add_mutually_exclusive_group()
     cuda.add_argument("--cuda", dest="cuda", action="store_const", const=True, default=None, help="build with CUDA")
     cuda.add_argument("--no-cuda", dest="cuda", action="store_const", const=False, help="build without CUDA")
     p.add_argument("--arch", help="TORCH_CUDA_ARCH_LIST, e.g. '8.6' or '8.0;9.0+PTX' (default: the GPUs present)")
-    p.add_argument("--cache", choices=CACHES, help="compiler cache (default: auto = sccache, else ccache, else none)")
+    p.add_argument(
+        "--cache", metavar=_choices(CACHES), help="compiler cache (default: auto = sccache, else ccache, else none)"
+    )
     p.add_argument(
         "--cache-url",
         metavar="URL",
@@ -43,7 +48,7 @@ def add_plan_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--distribute",
-        choices=DISTRIBUTORS,
+        metavar=_choices(DISTRIBUTORS),
         help="distributed compilation through distcc (with ccache or no cache) or sccache-dist (with sccache)",
     )
     p.add_argument(
@@ -86,31 +91,35 @@ def add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 
-def _build_type(value: str) -> str:
-    for bt in BUILD_TYPES:
-        if value.lower() == bt.lower():
-            return bt
-    return value  # argparse's choices check reports it
+def _choices(values: tuple[str, ...]) -> str:
+    """``{a,b,c}``: how argparse shows a flag's choices in ``--help``."""
+    return "{" + ",".join(values) + "}"
 
 
 def intent_from_args(args: argparse.Namespace) -> Intent:
-    """The :class:`Intent` the parsed flags express."""
-    from ..decisions.plan import Intent
+    """The :class:`Intent` the parsed flags express, each value checked by the settings model.
 
+    :raises UsageError: a flag value the model does not allow (one line, exit 2), ``--set``
+        items included (:func:`torchbuild.decisions.settings.parse_sets`).
+    """
+    from ..decisions.plan import Intent
+    from ..decisions.settings import flag_value, parse_sets
+
+    parse_sets(list(args.sets))  # bad items are refused before anything is probed
     return Intent(
         profile=args.profile,
-        mode=args.mode,
-        build_type=args.build_type,
-        jobs=args.jobs,
+        mode=flag_value("--mode", args.mode),
+        build_type=flag_value("--build-type", args.build_type),
+        jobs=flag_value("--jobs", args.jobs),
         cuda=args.cuda,
         arch=args.arch,
-        cache=args.cache,
+        cache=flag_value("--cache", args.cache),
         sets=list(args.sets),
         install=not args.no_install,
         wheel_dir=args.wheel_dir,
         full=args.full,
         cache_url=getattr(args, "cache_url", None),
-        distribute=getattr(args, "distribute", None),
+        distribute=flag_value("--distribute", getattr(args, "distribute", None)),
         system_libs=getattr(args, "system_libs", False),
         cmake_targets=list(getattr(args, "cmake_targets", []) or []),
         **_hosts(args),
@@ -122,8 +131,12 @@ def _hosts(args: argparse.Namespace) -> dict:
     hosts = getattr(args, "hosts", None)
     if hosts:
         return {"hosts": hosts, "hosts_source": "--hosts"}
-    if getattr(args, "distribute", None) == "distcc" and os.environ.get("DISTCC_HOSTS"):
-        return {"hosts": os.environ["DISTCC_HOSTS"], "hosts_source": "DISTCC_HOSTS"}
+    if getattr(args, "distribute", None) == "distcc":
+        from ..decisions.settings import read_env
+
+        env_hosts = read_env(os.environ).distcc_hosts
+        if env_hosts:
+            return {"hosts": env_hosts, "hosts_source": "DISTCC_HOSTS"}
     return {"hosts": None, "hosts_source": "--hosts"}
 
 

@@ -34,12 +34,13 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # typ
 
 def run(args: argparse.Namespace) -> int:
     """Build; exit 0 on success, 1 on a failed doctor/build/verify, 2 on bad input, 3 on fetch failure."""
+    intent = intent_from_args(args)  # bad flag values: one line, exit 2, before any probe starts
     start_probes(args)
     from ..actions.build import BuildRequest, build
 
     req = BuildRequest(
         source=args.source,
-        intent=intent_from_args(args),
+        intent=intent,
         python=args.python,
         force=args.force,
         verify=not args.no_verify,

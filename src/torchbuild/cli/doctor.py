@@ -60,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument(
         "--build",
         default="develop",
-        choices=["develop", "wheel", "install", "libtorch"],
+        metavar="{develop,wheel,install,libtorch}",  # checked by the settings model in run()
         help="kind of build (changes the disk estimate)",
     )
     return p
@@ -149,24 +149,21 @@ def load_facts(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     """Run doctor; returns 1 when a finding is an error, else 0."""
     from ..decisions.doctor import check
+    from ..decisions.settings import flag_value, parse_sets  # the one --set parser (plan, build, doctor, source)
 
+    build = flag_value("--build", args.build)
+    options = dict(parse_sets(getattr(args, "sets", []) or []))  # bad values refused before probing
     facts = load_facts(args)
     arches = None
     if args.arch:
         from ..decisions.plan import parse_arch_list  # the one arch-list parser (plan, doctor, build)
 
         arches = parse_arch_list(args.arch)
-    options: dict[str, str] = {}
-    for item in getattr(args, "sets", []) or []:
-        k, sep, v = item.partition("=")
-        if not sep or not k:
-            raise UsageError(f"--set {item!r}: expected KEY=VALUE (e.g. USE_DISTRIBUTED=0).")
-        options[k] = v
     findings = check(
         facts,
         wants_cuda=args.cuda,
         arch_list=arches,
-        build=args.build,
+        build=build,
         system_libs=getattr(args, "system_libs", False),
         options=options or None,
     )

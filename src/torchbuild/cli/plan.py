@@ -36,12 +36,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{args.output} exists; torchbuild does not overwrite files.", fix="choose another --output path."
         )
+    intent = intent_from_args(args)  # bad flag values: one line, exit 2, before any probe starts
     start_probes(args)
     from ..actions.build import BuildRequest, prepare
 
-    req = BuildRequest(
-        source=args.source, intent=intent_from_args(args), python=args.python, profile_file=args.profile_file
-    )
+    req = BuildRequest(source=args.source, intent=intent, python=args.python, profile_file=args.profile_file)
     _, _, plan = prepare(req)
     from ..ui import console, render_plan
 

@@ -95,11 +95,13 @@ def run(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from ..actions.system_probe import add_system_libs
     from ..decisions.components import check_components, known_release
+    from ..decisions.settings import parse_sets  # the one --set parser (plan, build, doctor, source check)
     from ..facts.model import Facts
     from ..facts.python import python_info
     from ..facts.source import probe_source
     from ..knowledge.components import component_releases
 
+    options = dict(parse_sets(args.sets))  # bad items are refused before the tree is looked at
     tree = _tree(args.source)
     src = probe_source(tree)
     if src.kind != "pytorch":
@@ -114,12 +116,6 @@ def _check(args: argparse.Namespace) -> int:
             f"(known: {', '.join(component_releases())}).",
             fix="add the release's rows to knowledge/data/pytorch_components.toml (a source on each).",
         )
-    options: dict[str, str] = {}
-    for item in args.sets:
-        k, sep, v = item.partition("=")
-        if not sep or not k:
-            raise UsageError(f"--set {item!r}: expected KEY=VALUE.")
-        options[k] = v
     if "USE_CUDA" not in options:
         import shutil
 

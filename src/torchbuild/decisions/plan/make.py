@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from ... import knowledge
-from ...errors import ConflictingOptionsError, ProfileError, UnknownOptionError, UsageError
+from ...errors import ConflictingOptionsError, UnknownOptionError, UsageError
 from ...facts.model import Facts
 from .. import cmake_cond
-from ..choices import BUILD_TYPES, CACHES, MODES
+from ..choices import BUILD_TYPES
+from ..settings import SET_VARIABLES, convert, flag_value, parse_sets
 from .arches import _arches_from_gpus, parse_arch_list
-from .model import Command, Intent, Plan, Setting, cmake_truth, did_you_mean
-from .options import _allowed_keys, _check_key, _parse_sets, _platform_vars
+from .model import Command, Intent, Plan, Setting, cmake_truth
+from .options import _allowed_keys, _check_key, _platform_vars
 from .previous import _incremental, cmake_cache_diff
 from .profiles import _resolve_profile
 from .targets import cmake_target_commands
@@ -62,17 +63,10 @@ def make_plan(
     psrc = f"profile {profile_name}" + ("" if intent.profile else " (default for this kind of tree)")
 
     # mode and install ----------------------------------------------------------
+    # values were checked against the settings model: flags here, profiles by _resolve_profile
     if intent.mode is not None:
-        if intent.mode not in MODES:
-            raise UsageError(
-                f"unknown mode {intent.mode!r}.{did_you_mean(intent.mode, MODES)} Modes: {', '.join(MODES)}."
-            )
-        mode = Setting(intent.mode, "--mode")
+        mode = Setting(flag_value("--mode", intent.mode), "--mode")
     elif "mode" in prof:
-        if prof["mode"] not in MODES:
-            raise ProfileError(
-                f"profile {profile_name!r}: unknown mode {prof['mode']!r}.{did_you_mean(str(prof['mode']), MODES)}"
-            )
         mode = Setting(prof["mode"], psrc)
     else:
         mode = Setting("develop" if kind == "pytorch" else "wheel", "default")
@@ -95,10 +89,9 @@ def make_plan(
 
     # build type ---------------------------------------------------------------
     if intent.build_type is not None:
-        bt = _norm_build_type(intent.build_type)
-        build_type = Setting(bt, "--build-type")
+        build_type = Setting(flag_value("--build-type", intent.build_type), "--build-type")
     elif "build_type" in prof:
-        build_type = Setting(_norm_build_type(str(prof["build_type"])), psrc)
+        build_type = Setting(next(b for b in BUILD_TYPES if b.lower() == str(prof["build_type"]).lower()), psrc)
     else:
         build_type = Setting("Release", "default")
 
@@ -114,7 +107,7 @@ def make_plan(
                 notes.append(f"profile {profile_name}: {k}={v} skipped: this tree does not read {k}.")
             continue
         options[k] = Setting(v, psrc)
-    user_sets = _parse_sets(intent.sets)
+    user_sets = parse_sets(intent.sets)
     for k, v in user_sets:
         _check_key(k, kind, known, forbidden, have_options)
         if k in declared and cmake_truth(v) is None:
@@ -235,9 +228,7 @@ def make_plan(
 
     # jobs -------------------------------------------------------------------------
     if intent.jobs is not None:
-        if intent.jobs < 1:
-            raise UsageError(f"--jobs {intent.jobs}: give a positive number of parallel compile jobs.")
-        jobs = Setting(intent.jobs, "--jobs")
+        jobs = Setting(flag_value("--jobs", intent.jobs), "--jobs")
     elif "jobs" in prof:
         jobs = Setting(int(prof["jobs"]), psrc)
     else:
@@ -247,14 +238,13 @@ def make_plan(
         jobs = Setting(choice.jobs, choice.reason)
     if "MAX_JOBS" in options:
         max_jobs = options.pop("MAX_JOBS")
-        jobs = Setting(_positive_jobs(str(max_jobs.value), max_jobs.source), "--set MAX_JOBS")
+        value = convert(
+            SET_VARIABLES["MAX_JOBS"], str(max_jobs.value), shown=f"MAX_JOBS={max_jobs.value!r} ({max_jobs.source})"
+        )
+        jobs = Setting(value, "--set MAX_JOBS")
 
     # compiler cache -----------------------------------------------------------------
-    cache_req = intent.cache or prof.get("cache") or "auto"
-    if cache_req not in CACHES:
-        raise UsageError(
-            f"unknown cache {cache_req!r}.{did_you_mean(str(cache_req), CACHES)} Use auto, ccache, sccache or none."
-        )
+    cache_req = flag_value("--cache", intent.cache) or prof.get("cache") or "auto"
     cache_src = "--cache" if intent.cache else (psrc if "cache" in prof else "default")
     tools = facts.tools
     have = {n: tools.get(n) is not None and tools[n].path is not None for n in ("ccache", "sccache")}
@@ -529,15 +519,6 @@ def _config_key(
     return hashlib.sha256("\0".join(str(p) for p in parts).encode()).hexdigest()[:12]
 
 
-def _norm_build_type(value: str) -> str:
-    for bt in BUILD_TYPES:
-        if value.lower() == bt.lower():
-            return bt
-    raise UsageError(
-        f"unknown build type {value!r}.{did_you_mean(value, BUILD_TYPES)} Use Release, Debug or RelWithDebInfo."
-    )
-
-
 def _extra_cuda_includes(facts: Facts) -> list[str]:
     """Directories outside the toolkit that hold headers the toolkit lacks (from facts)."""
     if not facts.cuda:
@@ -548,18 +529,3 @@ def _extra_cuda_includes(facts: Facts) -> list[str]:
         if d and not (home and d.startswith(home)) and d not in out:
             out.append(d)
     return out
-
-
-def _positive_jobs(value: str, source: str) -> int:
-    """``MAX_JOBS`` given as ``value`` (from ``source``: ``--set`` or a profile's ``set``) as an int.
-
-    :raises UsageError: not a positive integer.
-    """
-    text = value.strip()
-    if not text.isdigit() or int(text) < 1:
-        raise UsageError(
-            f"--set MAX_JOBS={value}: {value!r} ({source}) is not allowed; MAX_JOBS must be a positive "
-            "integer (the number of parallel compile jobs).",
-            fix="write e.g. --set MAX_JOBS=4, or use --jobs 4.",
-        )
-    return int(text)

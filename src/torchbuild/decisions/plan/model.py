@@ -5,26 +5,17 @@ small helpers every part of planning uses (:func:`cmake_truth`, :func:`did_you_m
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..cmake_cond import cmake_bool
+from ..settings import did_you_mean as did_you_mean  # moved there; re-exported
 
 
 def cmake_truth(value: str | None) -> bool | None:
     """CMake truthiness of ``value`` (see :func:`torchbuild.decisions.cmake_cond.cmake_bool`)."""
     return cmake_bool(value)
-
-
-def did_you_mean(name: str, choices: list[str] | tuple[str, ...] | set[str], n: int = 3) -> str:
-    """`` Did you mean: A, B?`` for the closest ``choices`` (difflib), or ``""``."""
-    close = difflib.get_close_matches(name, list(choices), n=n, cutoff=0.6)
-    if not close:
-        upper = name.upper()
-        close = [c for c in choices if upper and (upper in c.upper() or c.upper() in upper)][:n]
-    return f" Did you mean: {', '.join(close)}?" if close else ""
 
 
 @dataclass

@@ -4,25 +4,10 @@ extension's ``setup.py``)."""
 
 from __future__ import annotations
 
-import re
-
 from ... import knowledge
-from ...errors import ConflictingOptionsError, UnknownOptionError, UsageError
+from ...errors import ConflictingOptionsError, UnknownOptionError
 from ...facts.model import Facts
 from .model import did_you_mean
-
-
-def _parse_sets(items: list[str]) -> list[tuple[str, str]]:
-    out = []
-    for item in items:
-        if "=" not in item:
-            raise UsageError(f"--set {item!r} is not KEY=VALUE. Write e.g. --set USE_CUDNN=0.")
-        k, v = item.split("=", 1)
-        k = k.strip()
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
-            raise UsageError(f"--set {item!r}: {k!r} is not a variable name. Write e.g. --set USE_CUDNN=0.")
-        out.append((k, v))
-    return out
 
 
 def _allowed_keys(facts: Facts, kind: str) -> tuple[set[str], set[str], dict[str, str]]:
