@@ -128,7 +128,7 @@ def load_facts(args: argparse.Namespace):
         try:
             facts = collect(source, python=args.python)
         except PythonProbeError as exc:
-            raise UsageError(f"--python {args.python}: {exc}") from exc
+            raise UsageError(f"--python {args.python}: {exc}", fix=exc.fix) from exc
     if source is not None and facts.source is not None and facts.source.kind == "unknown":
         raise NotASourceTreeError(
             f"SOURCE {args.source!r} is neither a PyTorch tree (version.txt, c10/, torch/) nor an extension "

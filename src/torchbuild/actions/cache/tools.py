@@ -11,7 +11,7 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from ...errors import TorchbuildError
+from ...errors import CacheToolError as CacheToolError  # re-exported from its old place
 
 TIMEOUT = 60  # seconds for any cache command (sccache may start its server: up to ~10 s)
 
@@ -30,12 +30,6 @@ _BACKEND_VARS = (
 def _local_only(env: Mapping[str, str]) -> dict[str, str]:
     """A copy of ``env`` without the variables that select a shared backend."""
     return {k: v for k, v in env.items() if k not in _BACKEND_VARS}
-
-
-class CacheToolError(TorchbuildError):
-    """A cache command failed or printed something unreadable (exit 1)."""
-
-    exit_code = 1
 
 
 def find_tool(name: str) -> str | None:
