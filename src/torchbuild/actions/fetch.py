@@ -354,7 +354,7 @@ class PlannedFetch:
 
         backend = "scikit-build-core" if vkey(self.release) >= (2, 14) else "setup.py"
         return SourceTree(
-            path=str(self.dest), kind="pytorch", frontend=backend, version=self.version, submodules=self.submodules
+            path=str(self.dest), kind="pytorch", backend=backend, version=self.version, submodules=self.submodules
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -282,7 +282,7 @@ def summary_rows(facts) -> list[tuple[str, str]]:
         rows.append(
             (
                 "source",
-                f"{s.kind} {s.name or '?'} {s.version or ''} ({s.path}; {s.frontend or '?'} front end"
+                f"{s.kind} {s.name or '?'} {s.version or ''} ({s.path}; {s.backend or '?'} front end"
                 + (f"; {len(s.submodules) - missing}/{len(s.submodules)} submodules" if s.submodules else "")
                 + ")",
             )

@@ -75,7 +75,7 @@ def _check(proc: subprocess.CompletedProcess, argv: list[str]) -> str:
     return proc.stdout
 
 
-def reachable(host: str, port: int, timeout: float = 2.0) -> str | None:
+def unreachable_reason(host: str, port: int, timeout: float = 2.0) -> str | None:
     """None when a TCP connection to ``host:port`` opens within ``timeout`` seconds, else
     the reason (``"connection refused"``, ``"timed out"``, a resolver error)."""
     try:
@@ -85,3 +85,7 @@ def reachable(host: str, port: int, timeout: float = 2.0) -> str | None:
         return f"timed out after {timeout:g} s"
     except OSError as exc:
         return exc.strerror or str(exc)
+
+
+#: Deprecated alias of :func:`unreachable_reason` (the old name said the opposite of what it returns).
+reachable = unreachable_reason
