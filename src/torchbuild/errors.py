@@ -8,9 +8,12 @@ unless ``TORCHBUILD_TRACEBACK=1``.
 
 Exit codes:
 
-* 1 — the job ran and failed (doctor found errors, the build failed, verify failed).
-* 2 — bad input: nothing was run and nothing was written (an unknown PyPI package too).
-* 3 — something the job needs could not be fetched (network, index, clone).
+* 1 — the job ran and failed (doctor found errors, the build failed, verify failed, a
+  cache tool or a source workaround failed), or torchbuild's own data files are broken.
+* 2 — bad input: nothing was run and nothing was written (an unknown PyPI package, an
+  unreadable log, a bad archive, a ``--python`` that does not run).
+* 3 — something the job needs could not be fetched (network, index, clone, a git ref or
+  commit that cannot be checked out).
 * 130 — interrupted (Ctrl-C).
 """
 
@@ -32,6 +35,13 @@ __all__ = [
     "VerifyFailedError",
     "InterruptedBuildError",
     "RuntimeRequirementsError",
+    "BadArchiveError",
+    "LogFileError",
+    "PythonProbeError",
+    "GitRefError",
+    "CacheToolError",
+    "WorkaroundError",
+    "KnowledgeError",
 ]
 
 
@@ -43,11 +53,13 @@ class TorchbuildError(Exception):
     """
 
     exit_code: int = 1
+    #: what to do when the raise site gives no ``fix`` of its own (None: the message says it).
+    default_fix: str | None = None
 
     def __init__(self, message: str, *, fix: str | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.fix = fix
+        self.fix = fix if fix is not None else self.default_fix
 
     def __str__(self) -> str:
         return self.message if not self.fix else f"{self.message} Fix: {self.fix}"
@@ -124,3 +136,51 @@ class RuntimeRequirementsError(TorchbuildError):
     installed (exit 1)."""
 
     exit_code = 1
+
+
+class BadArchiveError(UsageError):
+    """SOURCE is an archive that cannot be used: truncated or corrupt, not a PyTorch tree or
+    extension package, or a PyTorch version torchbuild has no release data for (exit 2;
+    nothing was written)."""
+
+
+class LogFileError(UsageError):
+    """The log cannot be read at all: missing, a directory, unreadable, or compressed
+    with a format this installation cannot open.  Exit code 2."""
+
+
+class PythonProbeError(UsageError, RuntimeError):
+    """The ``--python`` interpreter does not exist or did not answer (exit 2: bad input).
+    Also a :class:`RuntimeError`, as it was before it moved here."""
+
+    default_fix = "give --python the path of a working Python interpreter (for example $(which python3))."
+
+
+class GitRefError(FetchError):
+    """A git step of fetching ``pytorch@<ref>`` failed after the clone: the commit or ref
+    cannot be checked out, or its submodules cannot be updated.  Nothing is built at another
+    commit (exit 3)."""
+
+
+class CacheToolError(TorchbuildError):
+    """A cache command (ccache, sccache) failed or printed something unreadable (exit 1).
+    Messages are redacted: a password in a cache URL never reaches the terminal."""
+
+    exit_code = 1
+    default_fix = "run the command shown by hand to see all its output; 'torchbuild cache config' shows the settings."
+
+
+class WorkaroundError(TorchbuildError):
+    """A workaround could not be applied or reverted (the tree differs from what it expects);
+    nothing was compiled.  Exit 1."""
+
+    exit_code = 1
+
+
+class KnowledgeError(TorchbuildError, ValueError):
+    """A knowledge file shipped with torchbuild is missing, not TOML, or has a row without a
+    source: the installation is broken (exit 1).  Also a :class:`ValueError`, as it was
+    before it moved here."""
+
+    exit_code = 1
+    default_fix = "reinstall torchbuild (pip install --force-reinstall torchbuild); if it persists, report it."

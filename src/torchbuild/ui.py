@@ -138,7 +138,7 @@ def render_plan(plan: object, *, explain: bool = False) -> None:
     """
     p = plan  # duck-typed to keep ui free of imports from lower layers
     console.print(
-        f"plan for {p.source}  ({p.kind}, {p.frontend} front end, profile {p.profile})", style="bold", markup=False
+        f"plan for {p.source}  ({p.kind}, {p.backend} front end, profile {p.profile})", style="bold", markup=False
     )
     rows = [
         ("mode", p.mode),

@@ -24,7 +24,7 @@ MINIMAL = {
 
 def facts(**tree) -> Facts:
     f = Facts.load(DATA / "h100_server.json")
-    f.source = SourceTree(path="/src/pytorch", kind="pytorch", frontend="setup.py", version="2.6.0", **tree)
+    f.source = SourceTree(path="/src/pytorch", kind="pytorch", backend="setup.py", version="2.6.0", **tree)
     return f
 
 

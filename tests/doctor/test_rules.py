@@ -133,7 +133,7 @@ def test_build_isolation_trap_and_cuda_mismatch():
     f.source = SourceTree(
         path="/src/ext",
         kind="extension",
-        frontend="setup.py",
+        backend="setup.py",
         uses_cpp_extension=True,
         has_cuda_sources=True,
         build_requires=["setuptools", "torch==2.4.0"],
@@ -149,7 +149,7 @@ def test_build_isolation_trap_and_cuda_mismatch():
 def test_unknown_extension_arch_for_torch_version():
     f = apply_assumptions(base(), ["torch=2.0.1+cu118", "cuda=11.8", "gcc=11.4"])
     f.source = SourceTree(
-        path="/src/ext", kind="extension", frontend="setup.py", uses_cpp_extension=True, has_cuda_sources=True
+        path="/src/ext", kind="extension", backend="setup.py", uses_cpp_extension=True, has_cuda_sources=True
     )
     bad = [
         x for x in only(check(f, wants_cuda=True, arch_list=["9.0", "10.0"]), "arch_list") if "ValueError" in x.message

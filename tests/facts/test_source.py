@@ -87,7 +87,7 @@ def test_pytorch_tree_kind_version_options_and_submodule(pytorch_tree):
     tree, sub = pytorch_tree
     s = probe_source(tree)
     head = _git(tree, "rev-parse", "HEAD").strip()
-    assert (s.kind, s.name, s.frontend) == ("pytorch", "torch", "setup.py")
+    assert (s.kind, s.name, s.backend) == ("pytorch", "torch", "setup.py")
     assert s.git_sha == head and s.version == f"2.14.0a0+git{head[:7]}"
     assert s.cmake_minimum_required == "3.27"
     opts = {o.name: o for o in s.cmake_options}
@@ -115,7 +115,7 @@ def test_scikit_build_core_front_end_without_setup_py(pytorch_tree):
         '[build-system]\nrequires = ["scikit-build-core>=1.0"]\nbuild-backend = "pytorch_build_backend"\n'
     )
     s = probe_source(tree)
-    assert s.kind == "pytorch" and s.frontend == "scikit-build-core"
+    assert s.kind == "pytorch" and s.backend == "scikit-build-core"
     assert s.build_requires == ["scikit-build-core>=1.0"]
 
 
@@ -138,7 +138,7 @@ def test_extension_tree(tmp_path):
         },
     )
     s = probe_source(tree)
-    assert (s.kind, s.name, s.version, s.frontend) == ("extension", "myext", "0.3.1", "setup.py")
+    assert (s.kind, s.name, s.version, s.backend) == ("extension", "myext", "0.3.1", "setup.py")
     assert s.uses_cpp_extension and s.has_cuda_sources and s.disables_ninja
     assert s.env_vars == ["FORCE_CUDA", "MAX_JOBS", "TORCH_CUDA_ARCH_LIST"]
     assert s.build_requires == ["setuptools", "torch>=2.0"]

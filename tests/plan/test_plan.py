@@ -57,7 +57,7 @@ def pytorch_facts(*, gpus: list[GPU] | None = None, cuda: bool = True, tools: di
         source=SourceTree(
             path="/src/pytorch",
             kind="pytorch",
-            frontend="setup.py",
+            backend="setup.py",
             name="torch",
             version="2.13.0a0",
             cmake_options=list(PYTORCH_OPTIONS),
@@ -71,7 +71,7 @@ def extension_facts(*, torch_cuda: str | None = None, env_vars: list[str] | None
     f.source = SourceTree(
         path="/cache/torch_scatter-2.1.2",
         kind="extension",
-        frontend="setup.py",
+        backend="setup.py",
         name="torch_scatter",
         version="2.1.2",
         uses_cpp_extension=True,
@@ -246,7 +246,7 @@ def test_scikit_build_core_front_end_gets_parallel_level_and_pip():
     """PyTorch >= 2.14 builds through scikit-build-core: MAX_JOBS is mapped to
     CMAKE_BUILD_PARALLEL_LEVEL (pytorch-build-facts.md §1e) and the command is pip."""
     f = pytorch_facts(gpus=[H100])
-    f.source.frontend = "scikit-build-core"
+    f.source.backend = "scikit-build-core"
     plan = make_plan(f, Intent(jobs=6))
     env = plan.env_values()
     assert env["CMAKE_BUILD_PARALLEL_LEVEL"] == "6" and env["MAX_JOBS"] == "6"

@@ -33,7 +33,7 @@ from ..facts.user_config import read_user_profiles
 from ..ui import console, render_findings, render_plan
 from . import cache as compile_cache
 from . import ext_progress, runtime_deps
-from .fetch import ResolvedSource, cache_dir, resolve_source
+from .fetch import ResolvedSource, cache_dir, planned_fetch, resolve_source
 from .record import sha256_file, timestamp, write_record
 from .runner import ProgressTracker, open_new_log, run_logged
 
@@ -91,17 +91,26 @@ class BuildResult:
         }
 
 
-def prepare(req: BuildRequest) -> tuple[ResolvedSource, Facts, Plan]:
+def prepare(req: BuildRequest, *, fetch: bool = True) -> tuple[ResolvedSource, Facts, Plan]:
     """Resolve the source, collect facts and make the plan (no doctor, nothing run).
 
+    :param fetch: False (``plan``): a ``pytorch@<ref>`` that is not fetched yet is planned from
+        the release data (:func:`torchbuild.actions.fetch.planned_fetch`) and nothing is cloned;
+        ``resolved.planned`` then says what ``build`` will fetch.
     :raises torchbuild.errors.UsageError: bad SOURCE or options (exit 2).
     :raises torchbuild.errors.FetchError: the source could not be fetched (exit 3).
     """
     from ..facts import collect
 
     python = req.python or sys.executable
-    resolved = resolve_source(req.source, python=python)
-    facts = collect(resolved.path, python=python)
+    ahead = None if fetch else planned_fetch(req.source)
+    if ahead is not None:
+        resolved = ResolvedSource(ahead.dest, "git", req.source, planned=ahead)
+        facts = collect(None, python=python)
+        facts.source = ahead.source_tree()
+    else:
+        resolved = resolve_source(req.source, python=python)
+        facts = collect(resolved.path, python=python)
     src = facts.source
     if src is None or src.kind not in ("pytorch", "extension"):
         raise NotASourceTreeError(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..decisions.diagnose import TRIGGERS, UNKNOWN, Diagnoser, Diagnosis, Stats
@@ -139,7 +138,3 @@ def render(diagnosis: Diagnosis, *, name: str | None = None) -> None:
         console.print(Text(f"first error: line {fe.line}: {fe.text[:300]}", style="dim"))
     for n in diagnosis.notes:
         console.print(Text(f"note: {n}", style="dim"))
-
-
-def _is_missing(path: str) -> bool:  # pragma: no cover - helper for callers
-    return path != "-" and not Path(path).exists()

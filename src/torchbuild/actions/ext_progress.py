@@ -96,7 +96,7 @@ def start(
     without a count the progress shows ``[N]``.
     """
     entry: dict[str, Any] = {"sources": None, "sources_from": None}
-    if plan.kind != "extension" or plan.frontend != "setup.py" or not (Path(tree) / "setup.py").is_file():
+    if plan.kind != "extension" or plan.backend != "setup.py" or not (Path(tree) / "setup.py").is_file():
         return entry
     earlier = expected_from_records(Path(tree), plan)
     if earlier is not None:

@@ -20,22 +20,32 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import tarfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..errors import FetchError, SourceNotFoundError, UnknownPackageError, UsageError
+from ..errors import FetchError, GitRefError, SourceNotFoundError, UnknownPackageError, UsageError
 from ..facts._util import cache_dir
+from ..facts.model import SourceTree, Submodule
 from ..ui import echo_command
 from .unpack import is_archive, unpack_source
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
 
-__all__ = ["ResolvedSource", "cache_dir", "resolve_source", "looks_like_path"]
+__all__ = [
+    "PlannedFetch",
+    "ResolvedSource",
+    "cache_dir",
+    "looks_like_path",
+    "planned_fetch",
+    "pytorch_dest",
+    "resolve_source",
+]
 
 PYTORCH_URL = "https://github.com/pytorch/pytorch"
 
@@ -43,12 +53,15 @@ PYTORCH_URL = "https://github.com/pytorch/pytorch"
 @dataclass
 class ResolvedSource:
     """Where the tree is (``path``) and how it got there (``origin``: ``"directory"``,
-    ``"pypi"``, ``"git"``), with the original ``spec`` and, for PyPI, the ``sdist`` file."""
+    ``"pypi"``, ``"git"``), with the original ``spec`` and, for PyPI, the ``sdist`` file.
+    ``planned``: for a ``pytorch@<ref>`` not fetched yet (``plan`` fetches nothing), what
+    ``build`` will fetch; ``path`` is then where it will go and does not exist yet."""
 
     path: Path
     origin: str
     spec: str
     sdist: Path | None = None
+    planned: PlannedFetch | None = None
 
 
 def looks_like_path(spec: str) -> bool:
@@ -216,44 +229,176 @@ def _unpack(sdist: Path, sources: Path) -> Path:
     return dest.resolve()
 
 
-def _clone_pytorch(spec: str, ref: str, cache: Path) -> ResolvedSource:
+_SHA = re.compile(r"[0-9a-f]{7,40}")
+_NETWORK = re.compile(
+    r"Could not resolve host|unable to access|Failed to connect|Connection timed out|Network is unreachable"
+)
+
+
+def _check_ref(spec: str, ref: str) -> None:
     if not ref or not re.fullmatch(r"[A-Za-z0-9._/\-]+", ref):
         raise UsageError(
             f"{spec!r}: {ref!r} is not a git ref.", fix="write pytorch@v2.4.0, pytorch@main or pytorch@<sha>."
         )
-    dest = cache / "sources" / f"pytorch-{ref.replace('/', '_')}"
+
+
+def pytorch_dest(ref: str, cache: Path | None = None) -> Path:
+    """The folder ``pytorch@<ref>`` is cloned into: ``<cache>/sources/pytorch-<ref>``."""
+    return (cache or cache_dir()) / "sources" / f"pytorch-{ref.replace('/', '_')}"
+
+
+def _git(argv: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+    echo_command(argv)
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise FetchError(
+            f"{' '.join(argv[:3])} ... timed out after {timeout:.0f} s.",
+            fix="retry, or clone by hand and give the directory.",
+        ) from None
+
+
+def _last(proc: subprocess.CompletedProcess[str]) -> str:
+    err = (proc.stderr or proc.stdout or "").strip().splitlines()
+    return err[-1] if err else f"git exited {proc.returncode}"
+
+
+def _clone_pytorch(spec: str, ref: str, cache: Path) -> ResolvedSource:
+    """Clone ``PYTORCH_URL`` at ``ref`` with its submodules into :func:`pytorch_dest`.
+
+    Every git step's exit status is checked; the clone is made in a ``.partial`` folder and
+    renamed only when all of them succeeded, so a failed fetch never leaves a tree that a
+    later run would build.
+
+    :raises FetchError: the clone failed (network, unknown tag or branch), exit 3.
+    :raises GitRefError: the commit ``ref`` cannot be checked out, or its submodules cannot
+        be updated (exit 3): nothing is built at another commit.
+    """
+    _check_ref(spec, ref)
+    dest = pytorch_dest(ref, cache)
     if (dest / ".git").exists():
         return ResolvedSource(dest, "git", spec)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    argv = ["git", "clone", "--recursive", "--branch", ref, PYTORCH_URL, str(dest)]
-    if re.fullmatch(r"[0-9a-f]{7,40}", ref):
-        argv = ["git", "clone", "--recursive", PYTORCH_URL, str(dest)]
-    echo_command(argv)
+    partial = dest.with_name(dest.name + ".partial")
+    if partial.exists():
+        shutil.rmtree(partial)
+    is_sha = bool(_SHA.fullmatch(ref))
+    argv = ["git", "clone", "--recursive", "--branch", ref, PYTORCH_URL, str(partial)]
+    if is_sha:
+        argv = ["git", "clone", PYTORCH_URL, str(partial)]  # submodules after the checkout, for that commit
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=7200)
-    except subprocess.TimeoutExpired:
-        raise FetchError(
-            f"cloning {PYTORCH_URL} timed out.", fix="retry, or clone by hand and give the directory."
-        ) from None
-    if proc.returncode != 0:
-        err = proc.stderr.strip().splitlines()
-        last = err[-1] if err else f"git exited {proc.returncode}"
-        if re.search(
-            r"Could not resolve host|unable to access|Failed to connect|Connection timed out|Network is unreachable",
-            proc.stderr,
-        ):
+        proc = _git(argv, 7200)
+        if proc.returncode != 0:
+            last = _last(proc)
+            if _NETWORK.search(proc.stderr):
+                raise FetchError(
+                    f"cannot clone {PYTORCH_URL}: the network is not reachable from here ({last}).",
+                    fix="clone it where there is network (git clone --recursive), copy it here and give the "
+                    "directory, or set a mirror with git config url.<mirror>.insteadOf.",
+                )
             raise FetchError(
-                f"cannot clone {PYTORCH_URL}: the network is not reachable from here ({last}).",
-                fix="clone it where there is network (git clone --recursive), copy it here and give the "
-                "directory, or set a mirror with git config url.<mirror>.insteadOf.",
+                f"git clone of {PYTORCH_URL} at {ref} failed: {last}",
+                fix="check the ref (a tag such as v2.4.0, a branch, or a commit), then retry.",
             )
-        raise FetchError(
-            f"git clone of {PYTORCH_URL} at {ref} failed: {last}",
-            fix="check the ref (a tag such as v2.4.0, a branch, or a commit), then retry.",
-        )
-    if re.fullmatch(r"[0-9a-f]{7,40}", ref):
-        subprocess.run(["git", "-C", str(dest), "checkout", ref], check=False, timeout=600)
-        subprocess.run(
-            ["git", "-C", str(dest), "submodule", "update", "--init", "--recursive"], check=False, timeout=7200
-        )
+        if is_sha:
+            _checkout_commit(partial, ref)
+        partial.rename(dest)
+    finally:
+        if partial.exists():
+            shutil.rmtree(partial, ignore_errors=True)
     return ResolvedSource(dest, "git", spec)
+
+
+def _checkout_commit(tree: Path, sha: str) -> None:
+    """Check out commit ``sha`` in ``tree`` and update its submodules; every step checked."""
+    proc = _git(["git", "-C", str(tree), "checkout", "--detach", sha], 600)
+    if proc.returncode != 0:
+        raise GitRefError(
+            f"commit {sha} cannot be checked out from {PYTORCH_URL} ({_last(proc)}); nothing was built.",
+            fix=f"check the SHA (git ls-remote {PYTORCH_URL}, or the commit's page on GitHub) and give a commit of "
+            "pytorch/pytorch, a tag such as pytorch@v2.6.0, or a branch.",
+        )
+    head = _git(["git", "-C", str(tree), "rev-parse", "HEAD"], 60)
+    if head.returncode != 0 or not head.stdout.strip().startswith(sha):
+        raise GitRefError(
+            f"after checking out {sha}, HEAD is {head.stdout.strip() or _last(head)}; nothing was built.",
+            fix="give the full 40-character SHA of the commit.",
+        )
+    proc = _git(["git", "-C", str(tree), "submodule", "update", "--init", "--recursive"], 7200)
+    if proc.returncode != 0:
+        raise GitRefError(
+            f"the submodules of commit {sha} could not be fetched ({_last(proc)}); nothing was built.",
+            fix="check the network (or set a mirror with git config url.<mirror>.insteadOf), then retry.",
+        )
+
+
+@dataclass
+class PlannedFetch:
+    """What ``build pytorch@<ref>`` will fetch, known without running git: the ``repo`` URL,
+    the ``ref``, the folder ``dest`` it goes to, the PyTorch ``release`` (``"2.6"``) whose data
+    describes it, and the ``submodules`` that release lists
+    (``knowledge/data/pytorch_components.toml``: name, path, repository, pinned commit or None)."""
+
+    repo: str
+    ref: str
+    dest: Path
+    version: str
+    release: str
+    submodules: list[Submodule]
+
+    def source_tree(self) -> SourceTree:
+        """The tree as the release data describes it, for planning before it is fetched: a
+        pytorch tree at ``version``, built through setup.py up to 2.13 and scikit-build-core
+        from 2.14 (DESIGN.md, "Source kinds"); no CMake options are known yet."""
+        from ..knowledge.compat import vkey
+
+        backend = "scikit-build-core" if vkey(self.release) >= (2, 14) else "setup.py"
+        return SourceTree(
+            path=str(self.dest), kind="pytorch", backend=backend, version=self.version, submodules=self.submodules
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: ``repo``, ``ref``, ``dest``, ``release``, ``submodules`` (name, path, url, sha)."""
+        return {
+            "repo": self.repo,
+            "ref": self.ref,
+            "dest": str(self.dest),
+            "release": self.release,
+            "submodules": [{"name": s.name, "path": s.path, "url": s.url, "sha": s.sha} for s in self.submodules],
+        }
+
+
+def planned_fetch(spec: str, cache: Path | None = None) -> PlannedFetch | None:
+    """What ``build`` would fetch for SOURCE ``spec``, without running anything.
+
+    None when ``spec`` is not ``pytorch@<ref>`` or the ref is fetched already (then the tree
+    itself is read).  Sources of facts: the release tables (``pytorch_releases.toml``,
+    ``pytorch_components.toml``).
+
+    :raises UsageError: ``ref`` is not a git ref, or not a release torchbuild has data for
+        (``pytorch@main``, a commit): such a tree must be fetched before it can be planned (exit 2).
+    """
+    if not spec.startswith("pytorch@"):
+        return None
+    ref = spec.split("@", 1)[1]
+    _check_ref(spec, ref)
+    dest = pytorch_dest(ref, cache)
+    if (dest / ".git").exists():
+        return None
+    from ..knowledge import compat, components
+
+    m = re.fullmatch(r"v?(\d+\.\d+(?:\.\d+)?)(?:-?rc\d+)?", ref)
+    version = m.group(1) if m else ""
+    release = compat.major_minor(version) if version else None
+    if release is None or not (components.components_for(release) or compat.torch_release(release).known):
+        raise UsageError(
+            f"{spec!r} is not fetched yet and torchbuild has no release data for {ref!r}, so it cannot plan it "
+            "without fetching (plan runs nothing).",
+            fix=f"run 'torchbuild build {spec}' (it fetches the tree first), or clone it and plan the folder; "
+            "a release tag such as pytorch@v2.6.0 plans from the release data.",
+        )
+    subs = []
+    for c in components.components_for(release):
+        pin = components.pin_for(c.name, release)
+        subs.append(Submodule(name=c.name, path=c.path, url=c.repo or None, sha=(pin.commit or None) if pin else None))
+    return PlannedFetch(PYTORCH_URL, ref, dest, version, release, subs)

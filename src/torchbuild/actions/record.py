@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
 from pathlib import Path
 from typing import Any
+
+from ..decisions.redact import redact  # a record is shared with colleagues, a cache password is not
 
 __all__ = ["sha256_file", "write_record", "timestamp", "redact", "RECORD_SCHEMA"]
 
@@ -35,15 +36,6 @@ def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
         while block := fh.read(chunk):
             h.update(block)
     return h.hexdigest()
-
-
-_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s\"]*:)[^@/\s\"]+@")
-
-
-def redact(text: str) -> str:
-    """Hide passwords in URLs (``redis://:secret@host`` -> ``redis://:***@host``): a record
-    is shared with colleagues, a cache password is not."""
-    return _URL_PASSWORD.sub(r"\1***@", text)
 
 
 def write_record(tree: Path, stem: str, data: dict[str, Any]) -> Path:

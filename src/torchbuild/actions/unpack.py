@@ -31,7 +31,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import BadArchiveError, UsageError  # BadArchiveError: re-exported from its old place
 from ..ui import echo_command
 
 __all__ = ["ARCHIVE_SUFFIXES", "ArchiveInfo", "BadArchiveError", "is_archive", "inspect_archive", "unpack_source"]
@@ -40,12 +40,6 @@ __all__ = ["ARCHIVE_SUFFIXES", "ArchiveInfo", "BadArchiveError", "is_archive", "
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar", ".zip", ".dsc")
 
 MARKER = ".torchbuild-unpacked"
-
-
-class BadArchiveError(UsageError):
-    """SOURCE is an archive that cannot be used: truncated or corrupt, not a PyTorch tree or
-    extension package, or a PyTorch version torchbuild has no release data for (exit 2;
-    nothing was written)."""
 
 
 @dataclass

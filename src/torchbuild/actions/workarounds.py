@@ -19,17 +19,10 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import TorchbuildError
+from ..errors import WorkaroundError  # re-exported from its old place
 from ..ui import console, echo_command
 
 __all__ = ["WorkaroundError", "apply_workarounds", "revert_workarounds", "patch_path", "applied_workarounds"]
-
-
-class WorkaroundError(TorchbuildError):
-    """A workaround could not be applied or reverted (the tree differs from what it expects);
-    nothing was compiled.  Exit 1."""
-
-    exit_code = 1
 
 
 def patch_path(name: str) -> Path:

@@ -128,7 +128,7 @@ def load_facts(args: argparse.Namespace):
         try:
             facts = collect(source, python=args.python)
         except PythonProbeError as exc:
-            raise UsageError(f"--python {args.python}: {exc}") from exc
+            raise UsageError(f"--python {args.python}: {exc}", fix=exc.fix) from exc
     if source is not None and facts.source is not None and facts.source.kind == "unknown":
         raise NotASourceTreeError(
             f"SOURCE {args.source!r} is neither a PyTorch tree (version.txt, c10/, torch/) nor an extension "
@@ -279,7 +279,7 @@ def summary_rows(facts) -> list[tuple[str, str]]:
         rows.append(
             (
                 "source",
-                f"{s.kind} {s.name or '?'} {s.version or ''} ({s.path}; {s.frontend or '?'} front end"
+                f"{s.kind} {s.name or '?'} {s.version or ''} ({s.path}; {s.backend or '?'} front end"
                 + (f"; {len(s.submodules) - missing}/{len(s.submodules)} submodules" if s.submodules else "")
                 + ")",
             )

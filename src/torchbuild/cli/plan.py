@@ -41,8 +41,10 @@ def run(args: argparse.Namespace) -> int:
     from ..actions.build import BuildRequest, prepare
 
     req = BuildRequest(source=args.source, intent=intent, python=args.python, profile_file=args.profile_file)
-    _, _, plan = prepare(req)
+    resolved, _, plan = prepare(req, fetch=False)  # plan fetches nothing: a pytorch@<ref> is planned from release data
     from ..ui import console, render_plan
+
+    ahead = resolved.planned
 
     if args.export:
         text = plan.export(args.export)
@@ -53,7 +55,19 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
         return 0
     if args.json:
-        print(json.dumps(plan.to_dict(), indent=2))
+        doc = plan.to_dict()
+        if ahead is not None:
+            doc["fetch"] = ahead.to_dict()
+        print(json.dumps(doc, indent=2))
         return 0
     render_plan(plan, explain=args.explain)
+    if ahead is not None:
+        pinned = sum(1 for s in ahead.submodules if s.sha)
+        console.print(
+            f"not fetched yet: 'torchbuild build {args.source}' will clone {ahead.repo} at {ahead.ref} into "
+            f"{ahead.dest} with its submodules ({len(ahead.submodules)} listed for PyTorch {ahead.release}, "
+            f"{pinned} with a known commit; --json lists them). Planned from the release data: the tree's own "
+            "CMake options are checked when it is fetched.",
+            markup=False,
+        )
     return 0

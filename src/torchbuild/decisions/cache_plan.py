@@ -49,6 +49,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import ConflictingOptionsError, UsageError
 from .choices import DISTRIBUTORS
+from .redact import redact
 
 __all__ = [
     "DISTRIBUTORS",
@@ -89,8 +90,8 @@ class CacheURL:
         """The URL for logs and records: the password replaced by ``***``."""
         cred = ""
         if self.username or self.password:
-            cred = (self.username or "") + (":***" if self.password else "") + "@"
-        return f"{self.scheme}://{cred}{self.endpoint.split('://', 1)[1]}/{self.db}"
+            cred = (self.username or "") + (f":{self.password}" if self.password else "") + "@"
+        return redact(f"{self.scheme}://{cred}{self.endpoint.split('://', 1)[1]}/{self.db}")
 
     def ccache_url(self) -> str:
         """The URL in ccache's remote-storage form ``redis://[[USER:]PASSWORD@]HOST[:PORT][/DB]``."""

@@ -258,7 +258,7 @@ class SourceTree:
 
     ``kind``: ``"pytorch"`` (core tree: setup.py or pyproject, ``version.txt``, ``c10/``,
     ``torch/``) or ``"extension"`` (imports ``torch.utils.cpp_extension`` or finds Torch with
-    CMake).  ``frontend``: ``"setup.py"`` (setuptools, PyTorch <= 2.13 and most extensions),
+    CMake).  ``backend``: ``"setup.py"`` (setuptools, PyTorch <= 2.13 and most extensions),
     ``"scikit-build-core"`` (PyTorch >= 2.14), ``"cmake"``.  ``env_vars`` are the environment
     variables the build script reads (``FORCE_CUDA``, ``MAX_JOBS``...), ``disables_ninja`` is
     True when it passes ``use_ninja=False``, ``build_requires`` the PEP 518 requirements.
@@ -266,7 +266,7 @@ class SourceTree:
 
     path: str = ""
     kind: str = "unknown"
-    frontend: str | None = None
+    backend: str | None = None
     name: str | None = None
     version: str | None = None
     git_sha: str | None = None
@@ -302,6 +302,11 @@ class SourceTree:
     install_rpath: str | None = None
     #: FlatBuffers version each ``torch/csrc/jit/serialization/*_generated.h`` static_asserts.
     flatbuffers_headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def frontend(self) -> str | None:
+        """Deprecated alias of :attr:`backend` (the build backend; JSON now says ``backend``)."""
+        return self.backend
 
 
 @dataclass

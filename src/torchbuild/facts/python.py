@@ -11,14 +11,11 @@ import os
 import sys
 import sysconfig
 
+from ..errors import PythonProbeError  # re-exported from its old place
 from ._util import run
 from .model import PythonInfo
 
 __all__ = ["python_info", "PythonProbeError"]
-
-
-class PythonProbeError(RuntimeError):
-    """The ``--python`` interpreter does not exist or did not answer."""
 
 
 _SCRIPT = r"""

@@ -396,7 +396,7 @@ def probe_source(path: Path) -> SourceTree:
     tree.build_requires = list(pyproject.get("build-system", {}).get("requires", []) or [])
     if version_txt and (root / "c10").is_dir() and (root / "torch").is_dir() and (setup_py is not None or pyproject):
         tree.kind, tree.name = "pytorch", "torch"
-        tree.frontend = "setup.py" if setup_py is not None else "scikit-build-core"
+        tree.backend = "setup.py" if setup_py is not None else "scikit-build-core"
         tree.has_cuda_sources = (root / "aten" / "src" / "ATen" / "native" / "cuda").is_dir()
     else:
         uses_ext = bool(setup_py and re.search(r"cpp_extension|CUDAExtension|CppExtension|BuildExtension", setup_py))
@@ -405,11 +405,11 @@ def probe_source(path: Path) -> SourceTree:
             tree.kind = "extension"
             tree.uses_cpp_extension = uses_ext
             if setup_py is not None:
-                tree.frontend = "setup.py"
+                tree.backend = "setup.py"
             elif "scikit_build_core" in str(pyproject.get("build-system", {}).get("build-backend", "")):
-                tree.frontend = "scikit-build-core"
+                tree.backend = "scikit-build-core"
             else:
-                tree.frontend = "cmake"
+                tree.backend = "cmake"
             tree.has_cuda_sources = _has_cuda_sources(root)
         if setup_py:
             tree.disables_ninja = bool(re.search(r"use_ninja\s*=\s*False", setup_py))

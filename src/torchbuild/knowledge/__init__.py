@@ -18,16 +18,14 @@ import sys
 from importlib import resources
 from typing import Any
 
+from ..errors import KnowledgeError  # re-exported from its old place
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
 __all__ = ["KnowledgeError", "load", "rows", "available"]
-
-
-class KnowledgeError(ValueError):
-    """A knowledge file is missing, not TOML, or has a row without a source."""
 
 
 def available() -> list[str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,7 @@ from . import load, rows
 
 __all__ = [
     "Cited",
+    "is_uncertain",
     "HostLimits",
     "DriverMinimum",
     "ArchSupport",
@@ -99,6 +101,21 @@ class Cited:
     note: str | None = None
 
 
+def is_uncertain(row: object) -> bool:
+    """The one uncertainty rule: True when ``row`` is marked ``uncertain = true``.
+
+    ``row`` is a raw data row (a mapping read from a knowledge file), a typed answer
+    (:class:`Cited` and its subclasses), or None (no row: nothing is uncertain).  A check
+    whose limit comes from an uncertain row may warn, never fail
+    (:func:`torchbuild.decisions.doctor.base._uncertain`).
+    """
+    if row is None:
+        return False
+    if isinstance(row, Mapping):
+        return bool(row.get("uncertain", False))
+    return bool(getattr(row, "uncertain", False))
+
+
 def cite(table: str, row: dict[str, Any]) -> str:
     """The full citation of ``row`` of knowledge file ``table`` ("; "-joined when several)."""
     sources = load(table).get("meta", {}).get("sources", {})
@@ -108,7 +125,7 @@ def cite(table: str, row: dict[str, Any]) -> str:
 
 
 def _cited(table: str, row: dict[str, Any]) -> dict[str, Any]:
-    return {"source": cite(table, row), "uncertain": bool(row.get("uncertain", False)), "note": row.get("note")}
+    return {"source": cite(table, row), "uncertain": is_uncertain(row), "note": row.get("note")}
 
 
 # ------------------------------------------------------------------ host compilers
@@ -222,7 +239,7 @@ def toolkits_supporting_arch(cc: str) -> list[str]:
     """CUDA versions (major.minor, oldest first) whose nvcc compiles for ``cc`` (certain rows only)."""
     out: list[str] = []
     for row in rows("cuda_archs", "archs"):
-        if row.get("uncertain"):
+        if is_uncertain(row):
             continue
         a = ArchSupport(oldest=row["oldest"], newest=row["newest"], archs=row.get("archs"))
         if a.supports(cc):

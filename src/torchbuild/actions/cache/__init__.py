@@ -60,7 +60,7 @@ from .stats import (
     zero_stats,
 )
 from .summary import compilers_of, summary_line
-from .tools import CacheToolError, find_tool, reachable
+from .tools import CacheToolError, find_tool, reachable, unreachable_reason
 from .wrappers import write_wrappers
 
 __all__ = [
@@ -73,6 +73,7 @@ __all__ = [
     "clear_cache",
     "show_config",
     "reachable",
+    "unreachable_reason",
     "write_wrappers",
     "ensure_sccache_server",
     "start_session",

@@ -19,7 +19,7 @@ from .tools import (
     _local_only,
     _run,
     find_tool,
-    reachable,
+    unreachable_reason,
 )
 from .wrappers import write_wrappers
 
@@ -86,7 +86,7 @@ class CacheSession:
         def loop() -> None:
             missed = 0
             while self._stop is not None and not self._stop.wait(interval):
-                why = reachable(host, port)
+                why = unreachable_reason(host, port)
                 missed = missed + 1 if why is not None else 0
                 if missed >= failures:
                     self.switch_to_local(why or "no answer", log)
@@ -289,7 +289,7 @@ def start_session(
     tool = session.tool
     check = setup.get("check")
     if check:
-        why = reachable(str(check["host"]), int(check["port"]))
+        why = unreachable_reason(str(check["host"]), int(check["port"]))
         if why is not None:
             for k in _BACKEND_VARS:
                 env.pop(k, None)
@@ -306,7 +306,7 @@ def start_session(
     if setup.get("distribute") == "distcc" and hosts:
         alive, dead = [], []
         for h in hosts:
-            why = reachable(h["host"], int(h["port"]))
+            why = unreachable_reason(h["host"], int(h["port"]))
             (dead if why else alive).append((h, why))
         if dead:
             spec = " ".join(f"{h['host']}:{h['port']}/{h['slots']}" for h, _ in alive)

@@ -12,8 +12,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...decisions.redact import redact
 from ...errors import UsageError
-from .tools import CacheToolError, _check, _redact, _run, find_tool
+from .tools import CacheToolError, _check, _run, find_tool
 
 # ccache --print-stats counters (ccache 4.x names; manual, "Cache statistics").
 _CCACHE_HITS = ("direct_cache_hit", "preprocessed_cache_hit")
@@ -216,7 +217,7 @@ def read_stats(
             cache_dir = cfg.get("cache_dir", ("", ""))[0]
             loc = f'Local disk: "{cache_dir}"' if cache_dir else None
             remote = cfg.get("remote_storage", ("", ""))[0]
-            stats.location = loc + (f" + remote {_redact(remote)}" if remote else "") if loc else None
+            stats.location = loc + (f" + remote {redact(remote)}" if remote else "") if loc else None
         return stats
     if tool == "sccache":
         argv = [exe, "--show-stats", "--stats-format=json"]
@@ -283,12 +284,12 @@ def show_config(tool: str, exe: str | None = None, env: Mapping[str, str] | None
     if tool == "ccache":
         argv = [exe, "--show-config"]
         out = _check(_run(argv, env), argv)
-        values = {k: {"value": _redact(v), "from": origin} for k, (v, origin) in parse_ccache_config(out).items()}
+        values = {k: {"value": redact(v), "from": origin} for k, (v, origin) in parse_ccache_config(out).items()}
         return {"tool": "ccache", "exe": exe, "config": values}
     argv = [exe, "--show-stats", "--stats-format=json"]
     stats, data = parse_sccache_stats(_check(_run(argv, env), argv))
     variables = {
-        k: ("***" if ("PASSWORD" in k or "TOKEN" in k or ("KEY" in k and "PREFIX" not in k)) else v)
+        k: ("***" if ("PASSWORD" in k or "TOKEN" in k or ("KEY" in k and "PREFIX" not in k)) else redact(v))
         for k, v in env.items()
         if k.startswith("SCCACHE_")
     }

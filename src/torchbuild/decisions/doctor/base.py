@@ -130,8 +130,10 @@ def _gib(n: int | float | None) -> str:
 
 
 def _uncertain(sev: str, row: object) -> str:
-    """An error on an uncertain row becomes a warning."""
-    return "warning" if sev == "error" and getattr(row, "uncertain", False) else sev
+    """Severity ``sev`` of a finding whose limit comes from ``row``: an error on an uncertain row
+    becomes a warning (:func:`torchbuild.knowledge.compat.is_uncertain`; ``row`` may be a data
+    row, a typed answer or None)."""
+    return "warning" if sev == "error" and compat.is_uncertain(row) else sev
 
 
 def _unc_text(uncertain: bool) -> str:

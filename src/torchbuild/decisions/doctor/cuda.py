@@ -14,6 +14,7 @@ from .base import (
     _host,
     _install,
     _unc_text,
+    _uncertain,
     normalise_arch,
 )
 
@@ -199,7 +200,7 @@ def _host_vs_limits(facts, out, tk, host, lim: compat.HostLimits):
         mx, mx_ga = mx_ga, None  # this nvcc is the GA release: its stricter limit is certain
     where = f"{host.path}" + (f", from {host.from_env}" if host.from_env else "")
     if mx and not version_le(host.version, mx):
-        sev = "warning" if lim.uncertain else "error"
+        sev = _uncertain("error", lim)
         major = vkey(mx)[0]
         pkg_v = mx if host.kind == "clang" else str(major)
         fix = (
@@ -219,7 +220,7 @@ def _host_vs_limits(facts, out, tk, host, lim: compat.HostLimits):
                 sev,
                 f"nvcc {tk.version} accepts {name} up to {mx}, but the host compiler is {name} {host.version} "
                 f"({where}): every .cu file would stop in crt/host_config.h with {text}"
-                f"{_unc_text(lim.uncertain)}.",
+                f"{_unc_text(sev != 'error')}.",
                 fix + " (or, at your own risk, NVCC_APPEND_FLAGS=-allow-unsupported-compiler)",
             )
         )

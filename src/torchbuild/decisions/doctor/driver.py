@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...knowledge import compat
 from ...knowledge.compat import major_minor, sm, version_lt, vkey
-from .base import Finding, _gpu_cc, _unc_text
+from .base import Finding, _gpu_cc, _unc_text, _uncertain
 from .cuda import _arch_fix, _arch_support
 
 
@@ -46,14 +46,14 @@ def _check_driver_gpus(facts, out, cuda):
             )
             continue
         if support is not None and not support.supports(cc):
-            sev = "warning" if support.uncertain else "error"
+            sev = _uncertain("error", support)
             out.append(
                 Finding(
                     "gpu_arch",
                     sev,
                     f"GPU {gpu.index} ({gpu.name}) is compute capability {cc} ({sm(cc)}), but nvcc "
                     f"{tk.version} compiles only for {support.describe()}: nothing built here would run on it "
-                    f"(nvcc fatal   : Unsupported gpu architecture '{sm(cc)}'){_unc_text(support.uncertain)}.",
+                    f"(nvcc fatal   : Unsupported gpu architecture '{sm(cc)}'){_unc_text(sev != 'error')}.",
                     _arch_fix(cc, tk),
                 )
             )
@@ -95,14 +95,14 @@ def _driver_vs(facts, out, drv, cver, label):
             )
         )
         return
-    sev = "warning" if (need is not None and need.uncertain) else "error"
+    sev = _uncertain("error", need)
     out.append(
         Finding(
             "driver",
             sev,
             f"Driver {drv.version} is too old for CUDA {mm} ({label}), which needs "
             f">= {need.min_driver if need else floor.min_driver}: CUDA calls fail with 'CUDA driver version is "
-            f"insufficient for CUDA runtime version' (error 35){_unc_text(sev == 'warning')}.",
+            f"insufficient for CUDA runtime version' (error 35){_unc_text(sev != 'error')}.",
             fix + (f", or use a CUDA {vkey(mm)[0]}.x that this driver supports" if floor else ""),
         )
     )

@@ -76,7 +76,7 @@ def check(
             )
         )
     _check_driver_gpus(facts, out, cuda)
-    if kind in ("pytorch", None) or (kind == "extension" and facts.source and facts.source.frontend != "setup.py"):
+    if kind in ("pytorch", None) or (kind == "extension" and facts.source and facts.source.backend != "setup.py"):
         _check_cmake(facts, out, kind, target, target_from, rel)
     _check_ninja(facts, out, kind)
     _check_memory(facts, out, cuda)

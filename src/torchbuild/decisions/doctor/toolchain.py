@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...knowledge.compat import major_minor, version_le, version_lt, vkey
-from .base import Finding, _install, _tool, _unc_text
+from .base import Finding, _install, _tool, _unc_text, _uncertain
 
 
 def _check_python(facts, out, kind, target, target_from, rel, build):
@@ -96,7 +96,7 @@ def _check_compiler(facts, out, kind, target, rel):
         key = "gcc_min" if cxx.kind == "gcc" else "clang_min"
         need = c.get(key)
         if need and version_lt(cxx.version, need):
-            sev = "warning" if c.get("uncertain") else "error"
+            sev = _uncertain("error", c)
             what = "GCC" if cxx.kind == "gcc" else "Clang"
             k = vkey(need)
             major = k[0] + (1 if len(k) > 1 and any(k[1:]) else 0)  # "9.3" -> 10: a whole major that satisfies it
@@ -110,7 +110,7 @@ def _check_compiler(facts, out, kind, target, rel):
                     "compiler",
                     sev,
                     f"{what} {cxx.version} ({cxx.path}) is older than PyTorch {target} needs ({what} >= "
-                    f"{need}){_unc_text(bool(c.get('uncertain')))}.",
+                    f"{need}){_unc_text(sev != 'error')}.",
                     fix,
                 )
             )
@@ -122,14 +122,14 @@ def _check_cmake(facts, out, kind, target, target_from, rel):
     if c3 and c3.version and (cmake is None or not cmake.version or vkey(c3.version) > vkey(cmake.version)):
         cmake = c3  # PyTorch's setup.py picks the newer of cmake and cmake3
     src = facts.source
-    need, need_from, unc = None, "", False
+    need, need_from, need_row = None, "", None
     if src is not None and src.cmake_minimum_required:
         need, need_from = src.cmake_minimum_required, "the tree's cmake_minimum_required"
     if src is not None and src.setup_cmake_minimum and (need is None or vkey(src.setup_cmake_minimum) > vkey(need)):
         need, need_from = src.setup_cmake_minimum, "the tree's setup.py (tools/setup_helpers/env.py)"
     tree_says = src is not None and src.setup_cmake_minimum is not None  # the tree itself beats the release table
     if not tree_says and rel is not None and rel.cmake and (need is None or vkey(rel.cmake["min"]) > vkey(need)):
-        need, need_from, unc = rel.cmake["min"], f"PyTorch {target}", bool(rel.cmake.get("uncertain"))
+        need, need_from, need_row = rel.cmake["min"], f"PyTorch {target}", rel.cmake
     if cmake is None:
         if kind is None:
             return
@@ -143,13 +143,13 @@ def _check_cmake(facts, out, kind, target, target_from, rel):
         )
         return
     if need and cmake.version and version_lt(cmake.version, need):
-        sev = "warning" if unc else "error"
+        sev = _uncertain("error", need_row)
         out.append(
             Finding(
                 "cmake",
                 sev,
                 f"CMake {cmake.version} ({cmake.path}) is older than {need_from} needs (>= {need})"
-                f"{_unc_text(unc)}: configure stops with 'CMake {need} or higher is required'.",
+                f"{_unc_text(sev != 'error')}: configure stops with 'CMake {need} or higher is required'.",
                 f"{facts.python.executable or 'python'} -m pip install 'cmake>={need}' "
                 "(the pip cmake goes first on PATH in that environment)",
             )

@@ -51,7 +51,7 @@ def make_plan(
     if src is None or src.kind not in ("pytorch", "extension"):
         raise UsageError("no buildable source tree in the facts (need a pytorch tree or an extension package).")
     kind = src.kind
-    frontend = src.frontend or "setup.py"
+    backend = src.backend or "setup.py"
     tree = src.path
     python = facts.python.executable
     notes: list[str] = []
@@ -281,7 +281,7 @@ def make_plan(
         env["CMAKE_BUILD_TYPE"] = Setting(bt, build_type.source)
         env["DEBUG"] = Setting("1" if bt == "Debug" else "0", f"build type {bt}")
         env["REL_WITH_DEB_INFO"] = Setting("1" if bt == "RelWithDebInfo" else "0", f"build type {bt}")
-        if frontend == "scikit-build-core":
+        if backend == "scikit-build-core":
             env["CMAKE_BUILD_PARALLEL_LEVEL"] = Setting(str(jobs.value), f"{jobs_src} (scikit-build-core reads it)")
         env["USE_CUDA"] = Setting("1" if cuda.value else "0", cuda.source)
         for k, s in options.items():
@@ -342,7 +342,7 @@ def make_plan(
     warnings.extend(cpart.warnings)
     cache_setup = cpart.setup
     setup_cfg: dict[str, dict[str, str]] = {}
-    if kind == "extension" and frontend == "setup.py":
+    if kind == "extension" and backend == "setup.py":
         # setuptools skips an extension whose .so is newer than its sources, whatever torch,
         # Python or flags built it: one build folder per configuration keeps a build against
         # another torch from shipping stale objects, and keeps each configuration incremental.
@@ -436,13 +436,13 @@ def make_plan(
         build_dir = str(Path(tree) / "build")
     if intent.cmake_targets:
         commands, install = cmake_target_commands(
-            intent.cmake_targets, kind, frontend, mode.value, python, tree, int(jobs.value)
+            intent.cmake_targets, kind, backend, mode.value, python, tree, int(jobs.value)
         )
 
     plan = Plan(
         source=tree,
         kind=kind,
-        frontend=frontend,
+        backend=backend,
         python=python,
         profile=profile_name,
         mode=mode,

@@ -83,7 +83,7 @@ class Plan:
 
     source: str
     kind: str
-    frontend: str
+    backend: str
     python: str
     profile: str
     mode: Setting
@@ -124,6 +124,11 @@ class Plan:
         env = dict(base)
         env.update(self.env_values())
         return env
+
+    @property
+    def frontend(self) -> str:
+        """Deprecated alias of :attr:`backend` (the build backend; JSON now says ``backend``)."""
+        return self.backend
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict."""

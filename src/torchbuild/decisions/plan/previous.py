@@ -24,7 +24,7 @@ def _incremental(plan: Plan, facts: Facts, previous: Mapping[str, Any] | None, *
     """
     if full:
         return Setting(False, "--full")
-    if plan.kind != "pytorch" or plan.mode.value != "develop" or plan.frontend != "setup.py":
+    if plan.kind != "pytorch" or plan.mode.value != "develop" or plan.backend != "setup.py":
         return Setting(False, "only develop-mode builds of a setup.py PyTorch tree")
     if plan.reconfigure:
         return Setting(False, "the CMake cache disagrees with the plan")

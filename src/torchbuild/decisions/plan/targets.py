@@ -11,7 +11,7 @@ __all__ = ["cmake_target_commands"]
 
 
 def cmake_target_commands(
-    targets: list[str], kind: str, frontend: str, mode: str, python: str, tree: str, jobs: int
+    targets: list[str], kind: str, backend: str, mode: str, python: str, tree: str, jobs: int
 ) -> tuple[list[Command], Setting]:
     """Commands that configure a PyTorch tree as its setup.py does (``setup.py build --cmake-only``:
     the same environment-to-``-D`` translation) and build only ``targets`` with CMake.
@@ -22,10 +22,10 @@ def cmake_target_commands(
     :raises ConflictingOptionsError: not a setup.py PyTorch tree, or libtorch mode.
     :raises UsageError: a name that is not a CMake target name.
     """
-    if kind != "pytorch" or frontend != "setup.py" or mode == "libtorch":
+    if kind != "pytorch" or backend != "setup.py" or mode == "libtorch":
         raise ConflictingOptionsError(
             "--cmake-target builds targets of a PyTorch tree whose build front end is setup.py "
-            f"(this is {'an extension' if kind != 'pytorch' else frontend + ' / mode ' + mode}).",
+            f"(this is {'an extension' if kind != 'pytorch' else backend + ' / mode ' + mode}).",
             fix="drop --cmake-target.",
         )
     for t in targets:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ...errors import UsageError
+from ...errors import LogFileError as LogFileError  # re-exported from its old place
 
 #: Bytes read (after decompression) per chunk; the reader's memory is a small
 #: multiple of this.
@@ -29,11 +29,6 @@ class LogLine(NamedTuple):
 
     number: int
     text: str
-
-
-class LogFileError(UsageError):
-    """The log cannot be read at all: missing, a directory, unreadable, or compressed
-    with a format this installation cannot open.  Exit code 2."""
 
 
 def clean_line(raw: bytes, max_chars: int = MAX_LINE_CHARS) -> str:
