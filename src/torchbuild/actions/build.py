@@ -150,7 +150,7 @@ def _wheel_modules(wheel: Path) -> list[str]:
     with zipfile.ZipFile(wheel) as zf:
         for n in zf.namelist():
             if n.endswith(".dist-info/top_level.txt"):
-                return [l.strip() for l in zf.read(n).decode().splitlines() if l.strip()]
+                return [line.strip() for line in zf.read(n).decode().splitlines() if line.strip()]
         tops = {
             n.split("/")[0] for n in zf.namelist() if "/" in n and not n.split("/")[0].endswith((".dist-info", ".data"))
         }
@@ -402,7 +402,8 @@ def _failed(
     first = diag.causes[0] if diag.causes else None
     cause = f" Cause: {first.cause_id}." if first and first.cause_id != "unknown" else ""
     exc = BuildFailedError(
-        f"the build failed in phase '{tracker.phase}' (exit {rc}).{cause} Full log: {log_path_str}; record: {record_path}.",
+        f"the build failed in phase '{tracker.phase}' (exit {rc}).{cause} "
+        f"Full log: {log_path_str}; record: {record_path}.",
         fix=(
             first.fix
             if first and first.fix
