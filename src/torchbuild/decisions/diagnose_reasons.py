@@ -53,7 +53,8 @@ _TORCH_VER = re.compile(
 )
 _CONDA_FORGE_TORCH = re.compile(r"^(?:lib)?(?:py)?torch\s+\d+\.\d+\S*\s+\S*\s+conda-forge\b")
 _CUDA_VER = re.compile(
-    r"(?:release (?P<a>\d+\.\d+), V\d|CUDA Version:?\s*(?P<b>\d+\.\d+)|cuda-(?P<c>\d+\.\d+)\b|cudatoolkit[=\s]+(?P<d>\d+\.\d+)"
+    r"(?:release (?P<a>\d+\.\d+), V\d|CUDA Version:?\s*(?P<b>\d+\.\d+)|cuda-(?P<c>\d+\.\d+)\b"
+    r"|cudatoolkit[=\s]+(?P<d>\d+\.\d+)"
     r"|CUDA runtime version:\s*(?P<e>\d+\.\d+)|\+cu(?P<f>\d{3})\b|CUDA[/ ]v?(?P<g>\d+\.\d+)\b)"
 )
 _GCC_MAJOR = re.compile(
@@ -236,26 +237,25 @@ def reason(
     #    (conda-forge's torch uses the new ABI; both -D_GLIBCXX_USE_CXX11_ABI values).
     #    Sources: rusty1s/pytorch_scatter#186, rusty1s/pytorch_sparse#250 (version),
     #    CharlesShang/DCNv2#19 (ABI).
-    if root.signature == "undefined-symbol-abi":
-        if not _abi_evidence(root.values.get("symbol", ""), ctx):
-            sym = root.values.get("symbol", "the missing symbol")
-            first = _as(
-                root,
-                "torch_extension_mismatch",
-                UNDECIDED_CAP,
-                f"The extension needs {sym}, which this torch does not export: it was built for another torch "
-                "version, or with the other C++ ABI (the symbol takes std::string); the log does not say which.",
-                "Install the extension build made for this torch version (and ABI: "
-                "torch._C._GLIBCXX_USE_CXX11_ABI), or rebuild it against this torch "
-                "(pip install --no-build-isolation --no-cache-dir <pkg>).",
-                "https://github.com/rusty1s/pytorch_scatter/issues/186",
-            )
-            out = [first, _cap(root, UNDECIDED_CAP - 0.05), *rest]
-            notes.append(
-                "The missing symbol fits both an extension built for another torch and a C++ ABI mismatch; "
-                "the log shows neither torch's ABI nor the extension's, so both are listed."
-            )
-            return out, notes
+    if root.signature == "undefined-symbol-abi" and not _abi_evidence(root.values.get("symbol", ""), ctx):
+        sym = root.values.get("symbol", "the missing symbol")
+        first = _as(
+            root,
+            "torch_extension_mismatch",
+            UNDECIDED_CAP,
+            f"The extension needs {sym}, which this torch does not export: it was built for another torch "
+            "version, or with the other C++ ABI (the symbol takes std::string); the log does not say which.",
+            "Install the extension build made for this torch version (and ABI: "
+            "torch._C._GLIBCXX_USE_CXX11_ABI), or rebuild it against this torch "
+            "(pip install --no-build-isolation --no-cache-dir <pkg>).",
+            "https://github.com/rusty1s/pytorch_scatter/issues/186",
+        )
+        out = [first, _cap(root, UNDECIDED_CAP - 0.05), *rest]
+        notes.append(
+            "The missing symbol fits both an extension built for another torch and a C++ ABI mismatch; "
+            "the log shows neither torch's ABI nor the extension's, so both are listed."
+        )
+        return out, notes
 
     # 2. errors inside the host C++ library headers: the known nvcc/GCC 11 bug, or a GCC
     #    that this CUDA does not support at all (GCC 6 <tuple> with CUDA 8: NVIDIA/nccl#102).

@@ -78,7 +78,8 @@ def _check_cuda(facts, out, kind, arches, wants_cuda):
                     f"{facts.python.executable or 'python'} -m pip install "
                     + " ".join(f"'{w}=={tk.version}.*'" if w.startswith("nvidia-cuda") else w for w in wheels)
                     + f" (their headers land in site-packages/nvidia/*/include), or install the toolkit's "
-                    f"library dev packages ({_install(facts, 'cuda-libraries-dev-' + (tk.version or 'X.Y').replace('.', '-'))})",
+                    "library dev packages "
+                    f"({_install(facts, 'cuda-libraries-dev-' + (tk.version or 'X.Y').replace('.', '-'))})",
                 )
             )
         if elsewhere:

@@ -32,7 +32,8 @@ def _check_memory(facts, out, cuda):
                 "memory",
                 "warning",
                 f"Only {_gib(res.memory_available_bytes)} memory available (of {_gib(res.memory_total_bytes)}); "
-                f"one {'CUDA ' if cuda else ''}compile job can take {per_job / 1e9:.0f} GB, so even 1 job may be killed.",
+                f"one {'CUDA ' if cuda else ''}compile job can take {per_job / 1e9:.0f} GB, "
+                "so even 1 job may be killed.",
                 "close other programs or add swap ({0}fallocate -l 8G /swapfile && {0}mkswap /swapfile && "
                 "{0}swapon /swapfile), and export MAX_JOBS=1".format(_sudo(facts)),
             )

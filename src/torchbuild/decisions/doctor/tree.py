@@ -69,7 +69,8 @@ def _check_extension(facts, out, cuda, wants_cuda, arches):
                 f"torch {torch.version} is a CPU-only build (torch.version.cuda is None), so its CUDA "
                 f"extension parts {'cannot be built' if wants_cuda else 'will be skipped: a CPU-only build'}.",
                 f"{py} -m pip install --force-reinstall torch=={(torch.version or '').split('+')[0]} "
-                f"--index-url https://download.pytorch.org/whl/cu{(facts.cuda.version or '').replace('.', '') if facts.cuda and facts.cuda.version else '130'}",
+                "--index-url https://download.pytorch.org/whl/"
+                f"cu{(facts.cuda.version or '').replace('.', '') if facts.cuda and facts.cuda.version else '130'}",
             )
         )
     tk = facts.cuda
@@ -132,7 +133,8 @@ def _check_extension(facts, out, cuda, wants_cuda, arches):
                 Finding(
                     "cxx_abi",
                     "note",
-                    f"torch {torch.version} uses the {'new (cxx11abiTRUE)' if torch.cxx11_abi else 'old (cxx11abiFALSE)'} "
+                    f"torch {torch.version} uses the "
+                    f"{'new (cxx11abiTRUE)' if torch.cxx11_abi else 'old (cxx11abiFALSE)'} "
                     f"C++ ABI (_GLIBCXX_USE_CXX11_ABI={want}); prebuilt extension wheels must match it.",
                     None,
                 )
