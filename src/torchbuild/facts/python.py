@@ -73,7 +73,7 @@ def python_info(python: str | None = None) -> PythonInfo:
         paths = sysconfig.get_paths()
         return _from_data(
             {
-                "version": "%d.%d.%d" % sys.version_info[:3],
+                "version": "{}.{}.{}".format(*sys.version_info[:3]),
                 "executable": sys.executable,
                 "prefix": sys.prefix,
                 "base_prefix": sys.base_prefix,

@@ -370,7 +370,7 @@ def _pkg_info(root: Path) -> tuple[str | None, str | None]:
 
 def _has_cuda_sources(root: Path) -> bool:
     seen = 0
-    for dirpath, dirnames, filenames in os.walk(root):
+    for _dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
         for f in filenames:
             if f.endswith((".cu", ".cuh")):
