@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "diagnose" / "realworld"
 
@@ -51,7 +52,7 @@ def main(batch: str) -> int:
         head, _, body = chunk.partition("\n---\n")
         lines = head.splitlines()
         name = lines[0].strip()
-        meta = dict(l.split(": ", 1) for l in lines[1:] if ": " in l)
+        meta = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
         if name in names or meta["url"] in urls:
             print(f"skip {name}: already in the corpus ({meta['url']})", file=sys.stderr)
             continue
