@@ -50,6 +50,7 @@ def elf_info(path: str, *, symbols: bool = False) -> dict[str, Any]:
         from elftools.common.exceptions import ELFError
         from elftools.elf.dynamic import DynamicSection
         from elftools.elf.elffile import ELFFile
+        from elftools.elf.sections import SymbolTableSection
     except ImportError:  # pragma: no cover - a declared dependency
         return {}
     info: dict[str, Any] = {
@@ -72,7 +73,8 @@ def elf_info(path: str, *, symbols: bool = False) -> dict[str, Any]:
                         elif tag.entry.d_tag == "DT_RPATH":
                             info["rpath"] = tag.rpath
             dynsym = elf.get_section_by_name(".dynsym") if symbols else None
-            if dynsym is not None:
+            # a split debug file's .dynsym has no contents (SHT_NOBITS): not a symbol table
+            if isinstance(dynsym, SymbolTableSection):
                 for sym in dynsym.iter_symbols():
                     if sym["st_shndx"] == "SHN_UNDEF" and sym.name.startswith("_Z"):
                         info["undefined_cxx_symbols"] += 1
