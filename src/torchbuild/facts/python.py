@@ -69,7 +69,7 @@ def python_info(python: str | None = None) -> PythonInfo:
 
     :raises PythonProbeError: the interpreter is missing or printed no usable answer.
     """
-    if is_this_interpreter(python):
+    if python is None or is_this_interpreter(python):
         paths = sysconfig.get_paths()
         return _from_data(
             {
