@@ -43,6 +43,9 @@ class TorchbuildError(Exception):
     """
 
     exit_code: int = 1
+    #: what the failed job produced, for ``--json``: the ``actions.build.BuildResult`` of a
+    #: build that failed or did not verify; None otherwise.
+    result: object | None = None
 
     def __init__(self, message: str, *, fix: str | None = None) -> None:
         super().__init__(message)

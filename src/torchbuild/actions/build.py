@@ -295,7 +295,7 @@ def build(req: BuildRequest) -> BuildResult:
         vexc = VerifyFailedError(
             f"the build finished but verification failed (record: {record_path}).", fix="see the failed checks above."
         )
-        vexc.result = res  # type: ignore[attr-defined]
+        vexc.result = res
         raise vexc
     cache_line = compile_cache.summary_line(record.get("compile_cache"))
     console.print("built", style="green", end=" ", markup=False)
@@ -416,7 +416,7 @@ def _failed(
         plan.to_dict(),
         None,
         str(record_path),
-        log_path_str,  # type: ignore[attr-defined]
+        log_path_str,
         record["seconds"],
         diagnosis=record["diagnosis"],
     )

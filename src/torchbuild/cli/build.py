@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # typ
 def run(args: argparse.Namespace) -> int:
     """Build; exit 0 on success, 1 on a failed doctor/build/verify, 2 on bad input, 3 on fetch failure."""
     start_probes(args)
-    from ..actions.build import BuildRequest, build
+    from ..actions.build import BuildRequest, BuildResult, build
 
     req = BuildRequest(
         source=args.source,
@@ -52,10 +52,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = build(req)
     except TorchbuildError as exc:
-        result = getattr(exc, "result", None)
+        failed = exc.result if isinstance(exc.result, BuildResult) else None
         doc = (
-            result.to_json_dict()
-            if result is not None
+            failed.to_json_dict()
+            if failed is not None
             else {
                 "status": "failed",
                 "source": args.source,
