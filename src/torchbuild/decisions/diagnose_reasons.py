@@ -354,8 +354,8 @@ def reason(
 
     # 5b. the conflict is the first error: the later failure is its symptom, reported second
     if root.cause_id == "dependency_version_conflict" and cause_for is not None:
-        sym = next((h for h in hits if h.cause_id in symptom and h.line > (root.line or 0)), None)
-        c = cause_for(sym) if sym is not None else None
+        later = next((h for h in hits if h.cause_id in symptom and h.line > (root.line or 0)), None)
+        c = cause_for(later) if later is not None else None
         if c is not None:
             out = [root, _cap(c, UNDECIDED_CAP), *rest]
             notes.append(f"The {c.cause_id} failure on line {c.line} follows from this dependency conflict.")

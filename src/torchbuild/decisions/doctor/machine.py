@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from ...facts.model import Facts
 from ..resources import CUDA_JOB_BYTES, CXX_JOB_BYTES, GIB, choose_jobs
 from .base import DISK_MIN_BYTES, DISK_NEEDS_BYTES, Finding, _gib, _sudo
 
 
-def _check_memory(facts, out, cuda):
+def _check_memory(facts: Facts, out: list[Finding], cuda: bool) -> None:
     res = facts.resources
     if not res.memory_total_bytes:
         return
@@ -49,7 +50,7 @@ def _check_memory(facts, out, cuda):
     )
 
 
-def _check_disk(facts, out, kind, cuda, build):
+def _check_disk(facts: Facts, out: list[Finding], kind: str | None, cuda: bool, build: str) -> None:
     res = facts.resources
     if kind is None or res.disk_free_bytes is None:
         return

@@ -343,8 +343,8 @@ def make_plan(
         cuda_home=(toolkit.home if toolkit else None),
         nvcc=(toolkit.nvcc if toolkit else None),
     )
-    for k, (v, s) in cpart.env.items():
-        env[k] = Setting(v, s)
+    for k, (v, why) in cpart.env.items():
+        env[k] = Setting(v, why)
     if cpart.jobs is not None:
         jobs = Setting(cpart.jobs[0], cpart.jobs[1])
         env["MAX_JOBS"] = Setting(str(jobs.value), jobs.source)
