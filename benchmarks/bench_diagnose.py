@@ -32,7 +32,8 @@ PEAK = (
     "    rc = main(sys.argv[1:])\n"
     "doc = json.loads(buf.getvalue())\n"
     "hwm = int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n"
-    "print(json.dumps({'rc': rc, 'cause': doc['causes'][0]['cause_id'], 'line': doc['causes'][0]['line'], 'lines': doc['stats']['lines'], 'hwm_kib': hwm}))\n"
+    "print(json.dumps({'rc': rc, 'cause': doc['causes'][0]['cause_id'], 'line': doc['causes'][0]['line'], "
+    "'lines': doc['stats']['lines'], 'hwm_kib': hwm}))\n"
 )
 
 
@@ -44,7 +45,8 @@ def make_log(path: Path, mb: int) -> int:
         "[1/8000] Generating ATen headers",
         "[2/8000] Building CXX object c10/CMakeFiles/c10.dir/core/Allocator.cpp.o",
         "FAILED: caffe2/CMakeFiles/torch_cpu.dir/__/aten/src/ATen/native/BinaryOps.cpp.o",
-        "/usr/bin/c++ -DAT_PER_OPERATOR_HEADERS -I/src/pytorch/aten/src -Wall -Werror=return-type -O3 -fPIC -std=gnu++17 -c /src/pytorch/aten/src/ATen/native/BinaryOps.cpp",
+        "/usr/bin/c++ -DAT_PER_OPERATOR_HEADERS -I/src/pytorch/aten/src -Wall -Werror=return-type -O3 -fPIC "
+        "-std=gnu++17 -c /src/pytorch/aten/src/ATen/native/BinaryOps.cpp",
         "/src/pytorch/aten/src/ATen/native/BinaryOps.cpp:120:3: error: 'add_stub_v2' was not declared in this scope",
         "  120 |   add_stub_v2(device_type, iter, alpha);",
         "      |   ^~~~~~~~~~~",
@@ -111,7 +113,8 @@ def main() -> int:
             subprocess.run([sys.executable, "-c", PEAK, str(log)], capture_output=True, text=True, check=True).stdout
         )
         print(
-            f"log: {size / 1e6:.0f} MB, {doc['stats']['lines']:,} lines; root: {doc['causes'][0]['cause_id']} at line {doc['causes'][0]['line']}"
+            f"log: {size / 1e6:.0f} MB, {doc['stats']['lines']:,} lines; "
+            f"root: {doc['causes'][0]['cause_id']} at line {doc['causes'][0]['line']}"
             f" (first error line {doc['first_error']['line'] if doc['first_error'] else None})"
         )
         print(f"grep -c -E: {g:.3f} s   diagnose (CLI, end to end): {d:.3f} s   ratio: {d / g:.2f}  (goal <= 3.0)")
@@ -130,7 +133,8 @@ def main() -> int:
                 ).stdout
             )
             print(
-                f"one-line {a.oneline_gb} GB log: {pk['lines']} line, cause {pk['cause']}, {t:.1f} s, peak {pk['hwm_kib'] / 1024:.0f} MB"
+                f"one-line {a.oneline_gb} GB log: {pk['lines']} line, cause {pk['cause']}, {t:.1f} s, "
+                f"peak {pk['hwm_kib'] / 1024:.0f} MB"
             )
     return 0
 

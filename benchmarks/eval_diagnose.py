@@ -129,7 +129,8 @@ def main() -> int:
         "--batch",
         choices=("1", "2", "3", "4", "all"),
         default="all",
-        help="1: the first 84 logs; 2: the logs added for issue 11 (split by hash); 3, 4: its second and third rounds; all",
+        help="1: the first 84 logs; 2: the logs added for issue 11 (split by hash); "
+        "3, 4: its second and third rounds; all",
     )
     ap.add_argument("--families", action="store_true", help="print the per-family table")
     a = ap.parse_args()

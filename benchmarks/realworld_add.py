@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "diagnose" / "realworld"
 

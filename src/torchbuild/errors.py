@@ -55,6 +55,9 @@ class TorchbuildError(Exception):
     exit_code: int = 1
     #: what to do when the raise site gives no ``fix`` of its own (None: the message says it).
     default_fix: str | None = None
+    #: what the failed job produced, for ``--json``: the ``actions.build.BuildResult`` of a
+    #: build that failed or did not verify; None otherwise.
+    result: object | None = None
 
     def __init__(self, message: str, *, fix: str | None = None) -> None:
         super().__init__(message)

@@ -14,7 +14,11 @@ import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for the annotations only: ui imports nothing of the lower layers at run time
+    from .decisions.plan import Plan
+    from .decisions.verify.model import VerifyReport
 
 __all__ = ["console", "echo_command", "render_findings", "render_plan", "render_verify", "StderrConsole"]
 
@@ -130,13 +134,13 @@ def render_findings(findings: Sequence[object], *, title: str = "doctor") -> Non
             console.print(f"          fix: {fix}", markup=False, style="dim")
 
 
-def render_plan(plan: object, *, explain: bool = False) -> None:
+def render_plan(plan: Plan, *, explain: bool = False) -> None:
     """Print the resolved plan before any work (cibuildwheel's preamble pattern).
 
     :param plan: a :class:`torchbuild.decisions.plan.Plan`.
     :param explain: also say where each value came from.
     """
-    p = plan  # duck-typed to keep ui free of imports from lower layers
+    p = plan
     console.print(
         f"plan for {p.source}  ({p.kind}, {p.backend} front end, profile {p.profile})", style="bold", markup=False
     )
@@ -205,7 +209,7 @@ def render_plan(plan: object, *, explain: bool = False) -> None:
         console.print(f"  note: {n}", style="cyan", markup=False)
 
 
-def render_verify(report: object) -> None:
+def render_verify(report: VerifyReport) -> None:
     """Print a verify report: one line per check, the fix under each failed one, then a
     verdict line.
 

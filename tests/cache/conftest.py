@@ -159,30 +159,31 @@ class Distccd:
     def __init__(self, exe: str, log: Path, jobs: int = 2) -> None:
         self.port = free_port()
         self.log = log
-        self._fh = open(log, "wb")
         # --no-detach --daemon: standalone server in the foreground, so the fixture holds
-        # its process; --log-stderr: logs to the file we opened (distccd drops root).
-        self.proc = subprocess.Popen(
-            [
-                exe,
-                "--no-detach",
-                "--daemon",
-                "--allow",
-                "127.0.0.1",
-                "--listen",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--jobs",
-                str(jobs),
-                "--log-stderr",
-                "--log-level",
-                "info",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=self._fh,
-            start_new_session=True,
-        )
+        # its process; --log-stderr: logs to the file we opened (distccd drops root; the
+        # child keeps its own copy of the descriptor).
+        with open(log, "wb") as fh:
+            self.proc = subprocess.Popen(
+                [
+                    exe,
+                    "--no-detach",
+                    "--daemon",
+                    "--allow",
+                    "127.0.0.1",
+                    "--listen",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                    "--jobs",
+                    str(jobs),
+                    "--log-stderr",
+                    "--log-level",
+                    "info",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=fh,
+                start_new_session=True,
+            )
         assert wait_port(self.port), "distccd did not start"
 
     def compiles(self) -> int:
@@ -197,7 +198,6 @@ class Distccd:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, 9)
                 self.proc.wait(timeout=10)
-        self._fh.close()
 
 
 @pytest.fixture()
@@ -245,11 +245,14 @@ class SccacheDist:
         env = dict(os.environ, SCCACHE_LOG="info")
         self.procs = {}
         for role, conf in (("scheduler", cfg / "scheduler.conf"), ("server", server_conf)):
-            fh = open(self.logs[role], "wb")
-            self.procs[role] = subprocess.Popen(
-                [exe, role, "--config", str(conf)], stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True
-            )
-            fh.close()
+            with open(self.logs[role], "wb") as fh:
+                self.procs[role] = subprocess.Popen(
+                    [exe, role, "--config", str(conf)],
+                    stdout=fh,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    start_new_session=True,
+                )
             port = self.scheduler_port if role == "scheduler" else self.server_port
             assert wait_port(port), f"sccache-dist {role} did not start: {self.logs[role].read_text()[-2000:]}"
         end = time.monotonic() + 15

@@ -34,7 +34,8 @@ SOURCES = {
     '  static PyModuleDef d = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};\n'
     "  return PyModule_Create(&d);\n}\n",
     "b.cpp": '#include <string>\nstd::string tb_where() { return std::string(__FILE__) + ":b"; }\n',
-    "c.cpp": "#include <vector>\nint tb_sum(const std::vector<int>& v) { int s = 0; for (int x : v) s += x; return s; }\n",
+    "c.cpp": "#include <vector>\nint tb_sum(const std::vector<int>& v) { int s = 0; "
+    "for (int x : v) s += x; return s; }\n",
 }
 
 

@@ -9,7 +9,7 @@ import pytest
 
 def _assert_one_line_error(r):
     assert r.returncode == 2, (r.returncode, r.stderr)
-    lines = [l for l in r.stderr.strip().splitlines() if l.strip()]
+    lines = [line for line in r.stderr.strip().splitlines() if line.strip()]
     assert lines and lines[-1].startswith("error: "), r.stderr
     return lines[-1]
 

@@ -38,7 +38,7 @@ def test_export_sh_runs_and_output_file_is_never_overwritten(cli, tmp_path):
     text = out.read_text()
     assert "export MAX_JOBS=3" in text and "pip wheel . -v --no-build-isolation" in text
     # the exported environment is what a shell really gets (syntax check + evaluation of the exports)
-    exports = "\n".join(l for l in text.splitlines() if l.startswith("export "))
+    exports = "\n".join(line for line in text.splitlines() if line.startswith("export "))
     shown = subprocess.run(
         ["sh", "-c", exports + '\nprintf %s "$MAX_JOBS"'], capture_output=True, text=True, check=True
     )

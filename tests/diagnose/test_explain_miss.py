@@ -7,9 +7,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import tomllib
 from dataclasses import replace
 from pathlib import Path
+
+import tomllib
 
 from torchbuild.cli import main
 from torchbuild.decisions.diagnose import Signature, diagnose_lines, load_signatures

@@ -5,10 +5,10 @@ not depend on one layout (a FAILED: line directly followed by the error; an erro
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from torchbuild.actions.diagnose_log import FULL_SCAN_BYTES, diagnose_file
 from torchbuild.decisions.diagnose import diagnose_lines
@@ -48,7 +48,7 @@ def test_missing_torch_symbol_with_a_source_built_torch_is_the_abi():
     d = diagnose_text("""
         torch 1.10.0a0+git71f889c /media/sde/aaron-wu/pytorch
         /x/site-packages/torchvision/io/image.py:11: UserWarning: Failed to load image Python extension: /x/site-packages/torchvision/image.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs
-    """)
+    """)  # noqa: E501 (verbatim log lines)
     assert d.root.cause_id == "cxx_abi_mismatch" and d.root.confidence >= 0.7
 
 
@@ -143,7 +143,7 @@ def test_failed_line_directly_followed_by_unsupported_gnu_version():
         /usr/local/cuda/include/crt/host_config.h:138:2: error: #error -- unsupported GNU version! gcc versions later than 8 are not supported!
           138 | #error -- unsupported GNU version! gcc versions later than 8 are not supported!
         ninja: build stopped: subcommand failed.
-    """)
+    """)  # noqa: E501 (verbatim log lines)
     assert d.root.cause_id == "host_compiler_unsupported" and d.root.confidence >= 0.9
     assert d.root.line == 2
     assert d.failing_step is not None and d.failing_step.line == 1 and d.failing_step.command_line is None

@@ -92,7 +92,7 @@ def test_a_hint_right_before_an_unmatched_first_error_explains_it():
         /usr/bin/ld: warning: libnccl.so.2, needed by build/lib/libtorch_cuda.so, not found (try using -rpath or -rpath-link)
         build/lib/libtorch_cuda.so: undefined reference to `ncclCommInitRank'
         collect2: error: ld returned 1 exit status
-    """)
+    """)  # noqa: E501 (verbatim log lines)
     assert d.first_error is not None and d.first_error.line == 2
     assert d.root.cause_id == "system_library_missing"
     assert d.root.values.get("lib") == "libnccl.so.2"
@@ -133,7 +133,8 @@ def test_quoted_reply_lines_are_read_like_the_log():
 @pytest.mark.parametrize(
     "line",
     [
-        "CMake Error at cmake_install.cmake:73 (file): file cannot create directory: /THNN.  Maybe need administrative privileges.",
+        "CMake Error at cmake_install.cmake:73 (file): file cannot create directory: /THNN.  "
+        "Maybe need administrative privileges.",
     ],
 )
 def test_install_under_the_filesystem_root_is_not_called_a_permission_problem(line):
@@ -144,6 +145,7 @@ def test_install_under_the_filesystem_root_is_not_called_a_permission_problem(li
 
 def test_install_into_usr_local_is_still_a_permission_problem():
     d = diagnose_text(
-        'CMake Error at cmake_install.cmake:41 (file): file INSTALL cannot make directory "/usr/local/include/caffe2": Permission denied.'
+        "CMake Error at cmake_install.cmake:41 (file): file INSTALL cannot make directory "
+        '"/usr/local/include/caffe2": Permission denied.'
     )
     assert d.root.cause_id == "permission_denied"

@@ -15,7 +15,7 @@ SEED_LOGS = {
         nvcc fatal   : Unknown option '-Wno-unused-variable'
         [2202/5930] Building CXX object caffe2/CMakeFiles/torch_cpu.dir/__/aten/src/ATen/native/Bar.cpp.o
         ninja: build stopped: subcommand failed.
-    """,
+    """,  # noqa: E501 (verbatim log lines)
     # seed 000: Visual Studio 17.4 LNK1161 (verbatim shape of the seed's block)
     "msvc_toolset_bug": r"""
           FAILED: bin/torch_cpu.dll lib/torch_cpu.lib
@@ -23,7 +23,7 @@ SEED_LOGS = {
           LINK: command "C:\PROGRA~1\MICROS~2\2022\COMMUN~1\VC\Tools\MSVC\1434~1.319\bin\Hostx64\x64\link.exe /nologo @CMakeFiles\torch_cpu.rsp /out:bin\torch_cpu.dll /dll /MANIFEST" failed (exit code 1161) with the following output:
         D:\git_source\pytorch\out\build\x64-Debug\LazyNativeFunctions.cpp.obj : fatal error LNK1161: invalid export specification
         ninja: build stopped: subcommand failed.
-    """,
+    """,  # noqa: E501 (verbatim log lines)
     # seed 002: a release magma.lib in a debug build
     "msvc_runtime_mismatch": r"""
         [5120/6102] Linking CXX shared library bin\torch_cuda.dll
@@ -33,7 +33,7 @@ SEED_LOGS = {
         magma.lib(interface.obj) : error LNK2038: mismatch detected for 'RuntimeLibrary': value 'MD_DynamicRelease' doesn't match value 'MDd_DynamicDebug' in Activation.cu.obj
         bin\torch_cuda.dll : fatal error LNK1319: 2 mismatches detected
         ninja: build stopped: subcommand failed.
-    """,
+    """,  # noqa: E501 (verbatim log lines)
     # seed 002: debug build without the debug Python library
     "python_lib_missing": r"""
         [6011/6102] Linking CXX shared library bin\torch_python.dll
@@ -45,7 +45,7 @@ SEED_LOGS = {
           File "setup.py", line 1270, in <module>
             main()
         subprocess.CalledProcessError: Command '['cmake', '--build', '.', '--target', 'install', '--config', 'Debug']' returned non-zero exit status 1.
-    """,
+    """,  # noqa: E501 (verbatim log lines)
     # seed 002: protobuf's callback.h fails in a .cu file (FindCUDA wrapper around it)
     "protobuf_conflict": r"""
         FAILED: caffe2/CMakeFiles/torch_cuda.dir/operators/torch_cuda_generated_spatial_batch_norm_op.cu.obj
@@ -58,7 +58,7 @@ SEED_LOGS = {
           Error generating file
           E:/code/pytorch/build/caffe2/CMakeFiles/torch_cuda.dir/operators/./torch_cuda_generated_spatial_batch_norm_op.cu.obj
         ninja: build stopped: subcommand failed.
-    """,
+    """,  # noqa: E501 (verbatim log lines)
     # seed 001: a system library file named in the build is missing (make)
     "system_library_missing": """
         [  9%] Built target libprotobuf
@@ -73,7 +73,7 @@ SEED_LOGS = {
         /usr/bin/c++ -DC10_BUILD_MAIN_LIB -I/lab/pytorch -O3 -DNDEBUG -fPIC -o c10/CMakeFiles/c10.dir/core/Allocator.cpp.o -c /lab/pytorch/c10/core/Allocator.cpp
         /bin/sh: 1: /usr/bin/c++: not found
         ninja: build stopped: subcommand failed.
-    """,
+    """,  # noqa: E501 (verbatim log lines)
     # seed 001: internal compiler error in a Debug build
     "internal_compiler_error": """
         FAILED: caffe2/CMakeFiles/torch_cpu.dir/__/aten/src/ATen/native/cpu/SortingKernel.cpp.DEFAULT.cpp.o
@@ -105,7 +105,7 @@ SEED_LOGS = {
         /opt/conda/lib/python3.8/site-packages/torch/cuda/__init__.py:52: UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non supported HW (Triggered internally at  ../c10/cuda/CUDAFunctions.cpp:104.)
           return torch._C._cuda_getDeviceCount() > 0
         False
-    """,
+    """,  # noqa: E501 (verbatim log lines)
     # seed 004: install into /usr/local without permission
     "permission_denied": """
         -- Install configuration: "Release"
@@ -115,14 +115,14 @@ SEED_LOGS = {
         Traceback (most recent call last):
           File "setup.py", line 1270, in <module>
         subprocess.CalledProcessError: Command '['cmake', '--build', '.', '--target', 'install', '--config', 'Release']' returned non-zero exit status 1.
-    """,
+    """,  # noqa: E501 (verbatim log lines)
     # seed 002: torchvision built for the other C++ ABI of torch
     "cxx_abi_mismatch": """
         torch 1.10.0a0+git71f889c /media/sde/aaron-wu/pytorch
         >>> import torchvision
         /home/u/.conda/envs/PyTorchCompile/lib/python3.8/site-packages/torchvision/io/image.py:11: UserWarning: Failed to load image Python extension: /home/u/.conda/envs/PyTorchCompile/lib/python3.8/site-packages/torchvision/image.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs
           warn(f"Failed to load image Python extension: {e}")
-    """,
+    """,  # noqa: E501 (verbatim log lines)
     # seed 001/002: incomplete submodules
     "submodule_missing": """
         Building wheel torch-1.10.0a0+git71f889c

@@ -68,7 +68,7 @@ def test_pip_wrapper_around_the_real_error():
 
           note: This error originates from a subprocess, and is likely not a problem with pip.
         error: subprocess-exited-with-error
-    """)
+    """)  # noqa: E501 (verbatim log lines)
     assert d.root.cause_id == "torch_missing_in_build_env"
     assert d.root.line == 14
     assert d.root.confidence >= 0.7

@@ -191,7 +191,7 @@ def test_os_info_matches_os_release_and_libc():
 def test_python_info_current_and_other_interpreter():
     me = python_info()
     assert me.executable == sys.executable
-    assert me.version == "%d.%d.%d" % sys.version_info[:3]
+    assert me.version == "{}.{}.{}".format(*sys.version_info[:3])
     assert me.has_headers == Path(me.include_dir, "Python.h").is_file()
     other = "/usr/bin/python3"
     if not Path(other).exists():

@@ -20,7 +20,8 @@ def test_python_minimum_from_setup_py():
 def test_gcc_minimum_from_cmakelists():
     text = (
         "if(CMAKE_COMPILER_IS_GNUCXX AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 9.3)\n"
-        '  message(FATAL_ERROR\n      "GCC-9.3 or newer is required to compile PyTorch, but found ${CMAKE_CXX_COMPILER_VERSION}")\n'
+        "  message(FATAL_ERROR\n"
+        '      "GCC-9.3 or newer is required to compile PyTorch, but found ${CMAKE_CXX_COMPILER_VERSION}")\n'
     )
     assert parse_gcc_minimum(text) == "9.3"
 
@@ -43,6 +44,7 @@ def test_vendored_and_cmake_refs(tmp_path):
     (tmp_path / "cmake").mkdir()
     (tmp_path / "CMakeLists.txt").write_text("add_subdirectory(${PROJECT_SOURCE_DIR}/third_party/fmt)\n")
     (tmp_path / "cmake" / "Dependencies.cmake").write_text(
-        'set(POCKETFFT_INCLUDE_DIR "${Torch_SOURCE_DIR}/third_party/pocketfft/")\nset(pybind11_INCLUDE_DIRS ${PROJECT_SOURCE_DIR}/third_party/pybind11/include)\n'
+        'set(POCKETFFT_INCLUDE_DIR "${Torch_SOURCE_DIR}/third_party/pocketfft/")\n'
+        "set(pybind11_INCLUDE_DIRS ${PROJECT_SOURCE_DIR}/third_party/pybind11/include)\n"
     )
     assert cmake_third_party_refs(tmp_path) == ["third_party/fmt", "third_party/pocketfft", "third_party/pybind11"]

@@ -19,8 +19,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from support.minitorch import make_minitorch
 
+from support.minitorch import make_minitorch
 from torchbuild.actions.package.inspect import inspect_path
 from torchbuild.actions.package.wheel import record_line, variant_label, with_local
 

@@ -286,7 +286,10 @@ def test_cache_none_turns_pytorchs_own_ccache_pickup_off():
 def test_each_extension_configuration_gets_its_own_build_folder():
     """setuptools reuses any .so newer than its sources; a build against another torch (or
     with CUDA on) must not pick up objects of the last one."""
-    base = lambda plan: plan.setup_cfg["build"]["build_base"]
+
+    def base(plan):
+        return plan.setup_cfg["build"]["build_base"]
+
     cpu = make_plan(extension_facts(), Intent(jobs=2))
     assert base(cpu) == base(make_plan(extension_facts(), Intent(jobs=4)))  # jobs do not change what is built
     cuda = make_plan(extension_facts(torch_cuda="13.0"), Intent(jobs=2, cuda=True, arch="8.6"))

@@ -1110,7 +1110,8 @@ PyObject* from_doubles(const std::vector<double>& values) {
 using torch::utils::from_doubles;
 using torch::utils::to_doubles;
 
-static PyObject* binary(PyObject* args, std::vector<double> (*op)(const std::vector<double>&, const std::vector<double>&)) {
+static PyObject* binary(PyObject* args,
+                        std::vector<double> (*op)(const std::vector<double>&, const std::vector<double>&)) {
   PyObject *a = nullptr, *b = nullptr;
   if (!PyArg_ParseTuple(args, "OO", &a, &b)) {
     return nullptr;

@@ -27,11 +27,10 @@ from pathlib import Path
 
 import pytest
 
+from support.venvs import overlay_venv
 from torchbuild.actions.verify import Expectations, arch_runs_on, verify_extension, verify_torch
 from torchbuild.cli import main
 from torchbuild.errors import UsageError
-
-from support.venvs import overlay_venv
 
 torch = pytest.importorskip("torch")
 TORCH_LIB = os.path.realpath(os.path.join(os.path.dirname(torch.__file__), "lib"))

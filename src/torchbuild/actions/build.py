@@ -159,7 +159,7 @@ def _wheel_modules(wheel: Path) -> list[str]:
     with zipfile.ZipFile(wheel) as zf:
         for n in zf.namelist():
             if n.endswith(".dist-info/top_level.txt"):
-                return [l.strip() for l in zf.read(n).decode().splitlines() if l.strip()]
+                return [line.strip() for line in zf.read(n).decode().splitlines() if line.strip()]
         tops = {
             n.split("/")[0] for n in zf.namelist() if "/" in n and not n.split("/")[0].endswith((".dist-info", ".data"))
         }
@@ -309,7 +309,7 @@ def build(req: BuildRequest) -> BuildResult:
         vexc = VerifyFailedError(
             f"the build finished but verification failed (record: {record_path}).", fix="see the failed checks above."
         )
-        vexc.result = res  # type: ignore[attr-defined]
+        vexc.result = res
         raise vexc
     cache_line = compile_cache.summary_line(record.get("compile_cache"))
     console.print("built", style="green", end=" ", markup=False)
@@ -425,7 +425,8 @@ def _failed(
     first = diag.causes[0] if diag.causes else None
     cause = f" Cause: {first.cause_id}." if first and first.cause_id != "unknown" else ""
     exc = BuildFailedError(
-        f"the build failed in phase '{tracker.phase}' (exit {rc}).{cause} Full log: {log_path_str}; record: {record_path}.",
+        f"the build failed in phase '{tracker.phase}' (exit {rc}).{cause} "
+        f"Full log: {log_path_str}; record: {record_path}.",
         fix=(
             first.fix
             if first and first.fix
@@ -438,7 +439,7 @@ def _failed(
         plan.to_dict(),
         None,
         str(record_path),
-        log_path_str,  # type: ignore[attr-defined]
+        log_path_str,
         record["seconds"],
         diagnosis=record["diagnosis"],
     )

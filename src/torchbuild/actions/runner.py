@@ -44,7 +44,8 @@ SETUPTOOLS_COMPILE = re.compile(
 PHASES: list[tuple[re.Pattern[bytes], str]] = [
     (
         re.compile(
-            rb"^-- (The (C|CXX|CUDA) compiler identification|Configuring done|Build files have been written|Check for working)"
+            rb"^-- (The (C|CXX|CUDA) compiler identification|Configuring done|Build files have been written"
+            rb"|Check for working)"
         ),
         "configure",
     ),
@@ -52,7 +53,8 @@ PHASES: list[tuple[re.Pattern[bytes], str]] = [
     (re.compile(rb"^running build_ext|^building '"), "python extensions"),
     (
         re.compile(
-            rb"^(Installing collected packages|Successfully installed|running develop|Created wheel for|  Building editable)"
+            rb"^(Installing collected packages|Successfully installed|running develop|Created wheel for"
+            rb"|  Building editable)"
         ),
         "install",
     ),

@@ -273,13 +273,13 @@ def check_requirements(
         needs_torch = "torch" in why.lower() and pin is not None
         raise RuntimeRequirementsError(
             (
-                f"the runtime requirements of {what} ({', '.join(reqs)}) would need another torch than the installed "
-                f"{torch_version}, which the extension was built against (pinned: {pin}); nothing was installed. "
-                f"pip: {why}"
+                f"the runtime requirements of {what} ({', '.join(reqs)}) would need another torch than "
+                f"the installed {torch_version}, which the extension was built against (pinned: {pin}); "
+                f"nothing was installed. pip: {why}"
             )
             if needs_torch
-            else f"pip cannot resolve the runtime requirements of {what} ({', '.join(reqs)}); nothing was installed. "
-            f"pip: {why}",
+            else f"pip cannot resolve the runtime requirements of {what} ({', '.join(reqs)}); "
+            f"nothing was installed. pip: {why}",
             fix=(
                 "choose versions of those requirements that work with this torch (pip install 'NAME<VERSION'), or "
                 "build against the torch they need, or install the extension with --no-deps."

@@ -41,7 +41,8 @@ def dist_configs(*, scheduler: str, server: str, client_token: str, server_token
     url = f"http://{sh}:{sp}"
     return {
         "scheduler.conf": (
-            "# sccache-dist scheduler (sccache docs/DistributedQuickstart.md). Start: sccache-dist scheduler --config scheduler.conf\n"
+            "# sccache-dist scheduler (sccache docs/DistributedQuickstart.md). "
+            "Start: sccache-dist scheduler --config scheduler.conf\n"
             f'public_addr = "{sh}:{sp}"\n\n'
             "[client_auth]\n"
             'type = "token"\n'
@@ -65,7 +66,8 @@ def dist_configs(*, scheduler: str, server: str, client_token: str, server_token
             f'token = "{server_token}"\n'
         ),
         "client.conf": (
-            "# sccache client: SCCACHE_CONF=<this file>, then sccache --stop-server; check with sccache --dist-status.\n"
+            "# sccache client: SCCACHE_CONF=<this file>, then sccache --stop-server; "
+            "check with sccache --dist-status.\n"
             "[dist]\n"
             f'scheduler_url = "{url}"\n'
             "toolchains = []\n"

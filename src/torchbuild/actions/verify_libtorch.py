@@ -21,6 +21,7 @@ point at the folder holding ``share/cmake/Torch``), undefined ``std::__cxx11`` s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -85,7 +86,8 @@ _CAUSES: list[tuple[str, re.Pattern[str], str, str]] = [
     (
         "torch_cmake_config_not_found",
         re.compile(
-            r'Could not find a package configuration file provided by\s+"Torch"|Could not find a configuration file for package "Torch"'
+            r'Could not find a package configuration file provided by\s+"Torch"'
+            r'|Could not find a configuration file for package "Torch"'
         ),
         "CMake's find_package(Torch) found no TorchConfig.cmake: CMAKE_PREFIX_PATH does not name the folder that holds "
         "share/cmake/Torch (the libtorch root).",
@@ -104,7 +106,8 @@ _CAUSES: list[tuple[str, re.Pattern[str], str, str]] = [
         # torch 2.14.1 share/cmake/Caffe2/public/cuda.cmake ("PyTorch: CUDA cannot be found"; "Caffe2: ..." before)
         # and Caffe2Config.cmake ("Your installed Caffe2 version uses CUDA but I cannot find the CUDA libraries")
         re.compile(
-            r"CUDA_HOME environment variable is not set|Could NOT find CUDA|Failed to find nvcc|CUDA_TOOLKIT_ROOT_DIR not found|"
+            r"CUDA_HOME environment variable is not set|Could NOT find CUDA|Failed to find nvcc|"
+            r"CUDA_TOOLKIT_ROOT_DIR not found|"
             r"Could NOT find CUDAToolkit|(?:PyTorch|Caffe2): CUDA cannot be found|"
             r"uses CUDA but I cannot find the CUDA|No CMAKE_CUDA_COMPILER could be found"
         ),
@@ -286,10 +289,8 @@ def _restore_modes(zip_path: Path, dest: Path) -> None:
         for info in zf.infolist():
             mode = (info.external_attr >> 16) & 0o777
             if mode:
-                try:
+                with contextlib.suppress(OSError):
                     os.chmod(dest / info.filename, mode)
-                except OSError:
-                    pass
 
 
 def _explain(report: LibtorchReport, step: str, rc: int, out: str, log: Path) -> None:

@@ -44,7 +44,8 @@ def add_plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cache-url",
         metavar="URL",
-        help="shared cache for a team: redis://HOST:PORT/DB (sccache or ccache); unreachable -> local cache with a warning",
+        help="shared cache for a team: redis://HOST:PORT/DB (sccache or ccache); "
+        "unreachable -> local cache with a warning",
     )
     p.add_argument(
         "--distribute",

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     """Build; exit 0 on success, 1 on a failed doctor/build/verify, 2 on bad input, 3 on fetch failure."""
     intent = intent_from_args(args)  # bad flag values: one line, exit 2, before any probe starts
     start_probes(args)
-    from ..actions.build import BuildRequest, build
+    from ..actions.build import BuildRequest, BuildResult, build
 
     req = BuildRequest(
         source=args.source,
@@ -53,10 +53,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = build(req)
     except TorchbuildError as exc:
-        result = getattr(exc, "result", None)
+        failed = exc.result if isinstance(exc.result, BuildResult) else None
         doc = (
-            result.to_json_dict()
-            if result is not None
+            failed.to_json_dict()
+            if failed is not None
             else {
                 "status": "failed",
                 "source": args.source,

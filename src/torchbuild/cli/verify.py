@@ -8,10 +8,10 @@ malformed ``--expect-*`` value).  People read stderr; ``--json`` writes
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 import json
 import re
 import sys
+from pathlib import Path
 
 from ..actions.verify import Expectations, verify_extension, verify_torch
 from ..errors import UsageError

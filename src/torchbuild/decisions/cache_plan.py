@@ -305,7 +305,8 @@ def cache_settings(
     if distribute == "distcc" and tool == "sccache":
         raise ConflictingOptionsError(
             f"--distribute distcc with sccache ({tool_source}): sccache does not hand compiles to distcc.",
-            fix="use --distribute sccache-dist with sccache, or --cache ccache (ccache runs distcc as its prefix command).",
+            fix="use --distribute sccache-dist with sccache, or --cache ccache "
+            "(ccache runs distcc as its prefix command).",
         )
     if distribute == "sccache-dist" and tool != "sccache":
         raise ConflictingOptionsError(
@@ -445,10 +446,7 @@ def cache_settings(
         cname, cxxname = wrapper_names(getattr(cxx, "kind", None) or getattr(cc, "kind", None))
         real_cc = getattr(cc, "path", None) or cname
         real_cxx = getattr(cxx, "path", None) or cxxname
-        if tool != "none":
-            run = [exe(tool)]
-        else:
-            run = [exe("distcc")]
+        run = [exe(tool)] if tool != "none" else [exe("distcc")]
         for name, real in ((cname, real_cc), (cxxname, real_cxx)):
             setup["wrappers"].append({"name": name, "exec": run + [real], "env": prefix})
         src = tool_source if not distribute else f"{tool_source} + --distribute {distribute}"

@@ -21,8 +21,33 @@ __all__ = ["NearMiss", "MissExplanation", "explain_miss"]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_+]{2,}")
 #: Words too common in error lines to tell signatures apart.
 _STOP = frozenset(
-    """error fatal the and for not was with this that from file line warning note failed
-found such directory command exit status code cannot could""".split()
+    [
+        "error",
+        "fatal",
+        "the",
+        "and",
+        "for",
+        "not",
+        "was",
+        "with",
+        "this",
+        "that",
+        "from",
+        "file",
+        "line",
+        "warning",
+        "note",
+        "failed",
+        "found",
+        "such",
+        "directory",
+        "command",
+        "exit",
+        "status",
+        "code",
+        "cannot",
+        "could",
+    ]
 )
 
 

@@ -53,7 +53,8 @@ _TORCH_VER = re.compile(
 )
 _CONDA_FORGE_TORCH = re.compile(r"^(?:lib)?(?:py)?torch\s+\d+\.\d+\S*\s+\S*\s+conda-forge\b")
 _CUDA_VER = re.compile(
-    r"(?:release (?P<a>\d+\.\d+), V\d|CUDA Version:?\s*(?P<b>\d+\.\d+)|cuda-(?P<c>\d+\.\d+)\b|cudatoolkit[=\s]+(?P<d>\d+\.\d+)"
+    r"(?:release (?P<a>\d+\.\d+), V\d|CUDA Version:?\s*(?P<b>\d+\.\d+)|cuda-(?P<c>\d+\.\d+)\b"
+    r"|cudatoolkit[=\s]+(?P<d>\d+\.\d+)"
     r"|CUDA runtime version:\s*(?P<e>\d+\.\d+)|\+cu(?P<f>\d{3})\b|CUDA[/ ]v?(?P<g>\d+\.\d+)\b)"
 )
 _GCC_MAJOR = re.compile(
@@ -376,8 +377,8 @@ def reason(
 
     # 5b. the conflict is the first error: the later failure is its symptom, reported second
     if root.cause_id == "dependency_version_conflict" and cause_for is not None:
-        sym = next((h for h in hits if h.cause_id in symptom and h.line > (root.line or 0)), None)
-        c = cause_for(sym) if sym is not None else None
+        later = next((h for h in hits if h.cause_id in symptom and h.line > (root.line or 0)), None)
+        c = cause_for(later) if later is not None else None
         if c is not None:
             out = [root, _cap(c, UNDECIDED_CAP), *rest]
             notes.append(f"The {c.cause_id} failure on line {c.line} follows from this dependency conflict.")

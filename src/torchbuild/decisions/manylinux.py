@@ -38,9 +38,12 @@ def newest_versions(version_needs: Iterable[Mapping[str, Iterable[str]]]) -> dic
         for versions in needs.values():
             for name in versions:
                 fam, _, rest = name.partition("_")
-                if fam in FAMILIES and re.fullmatch(r"\d+(?:\.\d+)*", rest):
-                    if fam not in best or _vkey(rest) > _vkey(best[fam]):
-                        best[fam] = rest
+                if (
+                    fam in FAMILIES
+                    and re.fullmatch(r"\d+(?:\.\d+)*", rest)
+                    and (fam not in best or _vkey(rest) > _vkey(best[fam]))
+                ):
+                    best[fam] = rest
     return best
 
 

@@ -108,7 +108,8 @@ def explain_import_failure(
     if cause in ("torch_extension_mismatch", "cxx_abi_mismatch", "torch_cpu_only", "cuda_version_mismatch"):
         detail = {
             "torch_extension_mismatch": "was built for another torch",
-            "cxx_abi_mismatch": f"uses another C++ ABI than torch (_GLIBCXX_USE_CXX11_ABI={int(torch_abi) if torch_abi is not None else '?'})",
+            "cxx_abi_mismatch": "uses another C++ ABI than torch "
+            f"(_GLIBCXX_USE_CXX11_ABI={int(torch_abi) if torch_abi is not None else '?'})",
             "torch_cpu_only": "needs a CUDA build of torch",
             "cuda_version_mismatch": "was built for another CUDA than torch",
         }[cause]

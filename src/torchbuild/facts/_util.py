@@ -6,6 +6,7 @@ or a non-zero exit is a fact (``None``), never an exception.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -78,10 +79,8 @@ def start(argv: list[str], *, cwd: str | None = None) -> None:
     with _started_lock:
         if key in _started:
             return
-        try:
+        with contextlib.suppress(OSError, ValueError):
             _started[key] = _popen(argv, cwd)
-        except (OSError, ValueError):
-            pass
 
 
 def run(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Mapping
 
 from ._util import run, run_version, which
 from .model import Compiler
@@ -66,7 +67,7 @@ def probe_compiler(command: str, from_env: str | None = None) -> Compiler | None
     return Compiler(kind=kind, path=path, version=version, from_env=from_env)
 
 
-def find_compiler(lang: str, env: dict[str, str] | None = None) -> Compiler | None:
+def find_compiler(lang: str, env: Mapping[str, str] | None = None) -> Compiler | None:
     """The ``lang`` (``"c"`` or ``"cxx"``) compiler a build will use, or None when none exists.
 
     ``CC``/``CXX`` win when set (a set variable naming a missing program gives a Compiler
@@ -82,7 +83,7 @@ def find_compiler(lang: str, env: dict[str, str] | None = None) -> Compiler | No
     return None
 
 
-def find_cuda_host(env: dict[str, str] | None = None) -> Compiler | None:
+def find_cuda_host(env: Mapping[str, str] | None = None) -> Compiler | None:
     """nvcc's host compiler when ``CUDAHOSTCXX`` or ``NVCC_CCBIN`` names one, else None."""
     env = os.environ if env is None else env
     for var in ("CUDAHOSTCXX", "NVCC_CCBIN"):

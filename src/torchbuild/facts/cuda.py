@@ -24,6 +24,7 @@ import json
 import os
 import platform
 import re
+from collections.abc import Mapping
 from concurrent.futures import Executor
 
 from ._util import first_match, read_text, run_version, which
@@ -112,7 +113,7 @@ def looks_like_toolkit(home: str) -> bool:
     )
 
 
-def find_cuda_home(env: dict[str, str] | None = None) -> tuple[str | None, str | None]:
+def find_cuda_home(env: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
     """(toolkit root, how it was found) or (None, None).
 
     ``how`` is ``"CUDA_HOME"``, ``"CUDA_PATH"``, ``"nvcc"`` (nvcc on PATH, links followed),
@@ -146,7 +147,7 @@ def find_cuda_home(env: dict[str, str] | None = None) -> tuple[str | None, str |
     return (homes[-1], "glob") if homes else (None, None)
 
 
-def torch_cuda_home(env: dict[str, str] | None = None) -> str | None:
+def torch_cuda_home(env: Mapping[str, str] | None = None) -> str | None:
     """The CUDA_HOME ``torch.utils.cpp_extension._find_cuda_home`` picks (torch 2.14.1 rule).
 
     ``CUDA_HOME`` or ``CUDA_PATH``; else ``dirname(dirname(shutil.which("nvcc")))`` with no
@@ -180,8 +181,7 @@ def wheel_dirs(site_dirs: list[str], sub: str) -> list[str]:
     for site in site_dirs:
         out += sorted(glob.glob(os.path.join(site, "nvidia", "*", sub)))
         out += sorted(glob.glob(os.path.join(site, "nvidia", "*", "*", sub)))  # nvidia/cu13/...
-    seen: set[str] = set()
-    return [d for d in out if not (d in seen or seen.add(d))]
+    return list(dict.fromkeys(out))  # unique, in order
 
 
 def _system_include_dirs() -> list[str]:
@@ -254,7 +254,7 @@ def _version_without_nvcc(home: str) -> str | None:
 
 
 def probe_cuda(
-    site_dirs: list[str], env: dict[str, str] | None = None, pool: Executor | None = None
+    site_dirs: list[str], env: Mapping[str, str] | None = None, pool: Executor | None = None
 ) -> CudaToolkit | None:
     """The toolkit a build will use, or None when there is no toolkit and no nvcc.
 
@@ -267,7 +267,7 @@ def probe_cuda(
     return tk
 
 
-def probe_toolkit(env: dict[str, str] | None = None, pool: Executor | None = None) -> CudaToolkit | None:
+def probe_toolkit(env: Mapping[str, str] | None = None, pool: Executor | None = None) -> CudaToolkit | None:
     """The first half of :func:`probe_cuda`, which needs no interpreter: the toolkit's home,
     ``nvcc``, its version and GPU codes (no headers or libraries yet), or None."""
     env = os.environ if env is None else env
@@ -298,7 +298,7 @@ def probe_toolkit(env: dict[str, str] | None = None, pool: Executor | None = Non
     return tk
 
 
-def complete_toolkit(tk: CudaToolkit, site_dirs: list[str], env: dict[str, str] | None = None) -> None:
+def complete_toolkit(tk: CudaToolkit, site_dirs: list[str], env: Mapping[str, str] | None = None) -> None:
     """The second half of :func:`probe_cuda`: fill ``tk.headers``, ``tk.libraries`` (folder
     of each, or None) from the toolkit, the ``nvidia-*`` wheels in ``site_dirs`` and the
     system folders, and what ``torch.utils.cpp_extension`` would take as CUDA home."""
@@ -319,7 +319,7 @@ def _parse_cudnn(text: str) -> str | None:
     return ".".join(parts) if all(parts) else None  # type: ignore[arg-type]
 
 
-def probe_cudnn(home: str | None, site_dirs: list[str], env: dict[str, str] | None = None) -> Cudnn | None:
+def probe_cudnn(home: str | None, site_dirs: list[str], env: Mapping[str, str] | None = None) -> Cudnn | None:
     """cuDNN from ``cudnn_version.h`` (``CUDNN_INCLUDE_DIR``, ``CUDNN_HOME``/``CUDNN_PATH``,
     the toolkit, the ``nvidia-cudnn-*`` wheel, the system include folders), or None."""
     env = os.environ if env is None else env
@@ -338,8 +338,9 @@ def probe_cudnn(home: str | None, site_dirs: list[str], env: dict[str, str] | No
             if text:
                 v = _parse_cudnn(text)
                 if v:
-                    libdir = os.path.join(os.path.dirname(d), "lib")
-                    if not glob.glob(os.path.join(libdir, "libcudnn.so*")):
+                    near = os.path.join(os.path.dirname(d), "lib")
+                    libdir: str | None = near
+                    if not glob.glob(os.path.join(near, "libcudnn.so*")):
                         libdir = _find_lib("libcudnn", (_lib_dirs(home) if home else []) + _system_lib_dirs())
                     return Cudnn(version=v, include_dir=d, library_dir=libdir)
     return None

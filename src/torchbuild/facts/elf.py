@@ -50,6 +50,7 @@ def elf_info(path: str, *, symbols: bool = False) -> dict[str, Any]:
         from elftools.common.exceptions import ELFError
         from elftools.elf.dynamic import DynamicSection
         from elftools.elf.elffile import ELFFile
+        from elftools.elf.sections import SymbolTableSection
     except ImportError:  # pragma: no cover - a declared dependency
         return {}
     info: dict[str, Any] = {
@@ -65,14 +66,16 @@ def elf_info(path: str, *, symbols: bool = False) -> dict[str, Any]:
             for section in elf.iter_sections():
                 if isinstance(section, DynamicSection):
                     for tag in section.iter_tags():
+                        # pyelftools sets .needed/.soname/.rpath/.runpath with setattr; its annotations lack them
                         if tag.entry.d_tag == "DT_NEEDED":
-                            info["needed"].append(tag.needed)
+                            info["needed"].append(tag.needed)  # type: ignore[attr-defined]
                         elif tag.entry.d_tag == "DT_RUNPATH":
-                            info["runpath"] = tag.runpath
+                            info["runpath"] = tag.runpath  # type: ignore[attr-defined]
                         elif tag.entry.d_tag == "DT_RPATH":
-                            info["rpath"] = tag.rpath
+                            info["rpath"] = tag.rpath  # type: ignore[attr-defined]
             dynsym = elf.get_section_by_name(".dynsym") if symbols else None
-            if dynsym is not None:
+            # a split debug file's .dynsym has no contents (SHT_NOBITS): not a symbol table
+            if isinstance(dynsym, SymbolTableSection):
                 for sym in dynsym.iter_symbols():
                     if sym["st_shndx"] == "SHN_UNDEF" and sym.name.startswith("_Z"):
                         info["undefined_cxx_symbols"] += 1

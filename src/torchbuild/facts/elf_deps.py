@@ -125,18 +125,20 @@ def read_elf(path: str) -> ElfInfo:
             for section in elf.iter_sections():
                 if isinstance(section, DynamicSection):
                     for tag in section.iter_tags():
+                        # pyelftools sets .needed/.soname/.rpath/.runpath with setattr; its annotations lack them
                         t = tag.entry.d_tag
                         if t == "DT_NEEDED":
-                            info.needed.append(tag.needed)
+                            info.needed.append(tag.needed)  # type: ignore[attr-defined]
                         elif t == "DT_SONAME":
-                            info.soname = tag.soname
+                            info.soname = tag.soname  # type: ignore[attr-defined]
                         elif t == "DT_RPATH":
-                            info.rpath = [p for p in tag.rpath.split(":") if p]
+                            info.rpath = [p for p in tag.rpath.split(":") if p]  # type: ignore[attr-defined]
                         elif t == "DT_RUNPATH":
-                            info.runpath = [p for p in tag.runpath.split(":") if p]
+                            info.runpath = [p for p in tag.runpath.split(":") if p]  # type: ignore[attr-defined]
                 elif isinstance(section, GNUVerNeedSection):
                     for verneed, auxes in section.iter_versions():
-                        info.version_needs.setdefault(verneed.name, []).extend(a.name for a in auxes)
+                        # GNUVerNeedSection.iter_versions always sets the name (declared str | None)
+                        info.version_needs.setdefault(verneed.name, []).extend(a.name for a in auxes)  # type: ignore[arg-type]
                 elif section.name == ".nv_fatbin":
                     info.fatbin_bytes = int(section["sh_size"])
     except (OSError, ELFError, ValueError, KeyError) as exc:

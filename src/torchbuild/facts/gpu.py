@@ -23,6 +23,7 @@ file alone does not rule a driver out; an installed driver always brings ``nvidi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 
@@ -65,19 +66,15 @@ def _probe_nvml() -> tuple[Driver | None, list[GPU]] | None:
                 gpu.compute_capability = f"{major}.{minor}"
             except Exception:
                 pass
-            try:
+            with contextlib.suppress(Exception):
                 gpu.memory_mib = int(pynvml.nvmlDeviceGetMemoryInfo(h).total) // (1 << 20)
-            except Exception:
-                pass
             gpus.append(gpu)
         return drv, gpus
     except Exception:
         return None
     finally:
-        try:
+        with contextlib.suppress(Exception):
             pynvml.nvmlShutdown()
-        except Exception:
-            pass
 
 
 def parse_smi_query(text: str, with_cc: bool = True) -> tuple[str | None, list[GPU]]:

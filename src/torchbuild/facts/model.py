@@ -425,7 +425,7 @@ def _convert(tp: Any, value: Any, where: str) -> Any:
             except ValueError as exc:
                 errors.append(str(exc))
         raise ValueError(f"{where}: {value!r} fits none of {tp}")
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
             raise ValueError(f"{where}: expected an object, got {type(value).__name__}")
         return from_dict(tp, value, where)

@@ -66,11 +66,11 @@ def python_info(python: str | None = None) -> PythonInfo:
 
     :raises PythonProbeError: the interpreter is missing or printed no usable answer.
     """
-    if is_this_interpreter(python):
+    if python is None or is_this_interpreter(python):
         paths = sysconfig.get_paths()
         return _from_data(
             {
-                "version": "%d.%d.%d" % sys.version_info[:3],
+                "version": "{}.{}.{}".format(*sys.version_info[:3]),
                 "executable": sys.executable,
                 "prefix": sys.prefix,
                 "base_prefix": sys.base_prefix,

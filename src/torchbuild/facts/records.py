@@ -7,8 +7,8 @@ the machine, so it lives here.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 __all__ = ["last_successful_record", "successful_records"]

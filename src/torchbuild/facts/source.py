@@ -370,7 +370,7 @@ def _pkg_info(root: Path) -> tuple[str | None, str | None]:
 
 def _has_cuda_sources(root: Path) -> bool:
     seen = 0
-    for dirpath, dirnames, filenames in os.walk(root):
+    for _dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
         for f in filenames:
             if f.endswith((".cu", ".cuh")):
@@ -452,6 +452,6 @@ def probe_source(path: Path) -> SourceTree:
     if is_git:
         sha = _git(root, "rev-parse", "HEAD")
         tree.git_sha = sha.strip() if sha and re.fullmatch(r"[0-9a-f]{40,64}", sha.strip()) else None
-    if tree.kind == "pytorch":
+    if tree.kind == "pytorch" and version_txt:  # a pytorch tree always has its version.txt
         tree.version = version_txt + (f"+git{tree.git_sha[:7]}" if tree.git_sha else "")
     return tree

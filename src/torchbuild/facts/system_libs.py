@@ -144,8 +144,8 @@ def probe_system_libs(q: SystemLibQuestions, sys_path: list[str], env: dict[str,
                 pass
     libs.pypi = _dist_versions(sys_path, q.pypi)
     for name in libs.pypi:
-        for d in sys_path:
-            inc = Path(d) / name.replace("-", "_") / "include"
+        for site in sys_path:
+            inc = Path(site) / name.replace("-", "_") / "include"
             if inc.is_dir():
                 libs.pypi_include[name] = str(inc)
                 break

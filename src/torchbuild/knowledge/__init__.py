@@ -49,7 +49,7 @@ def load(name: str) -> dict[str, Any]:
     except FileNotFoundError as exc:
         raise KnowledgeError(f"knowledge file {name}.toml is missing") from exc
     try:
-        doc = tomllib.loads(text)
+        doc: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise KnowledgeError(f"knowledge file {name}.toml is not valid TOML: {exc}") from exc
     sources = doc.get("meta", {}).get("sources", {})
@@ -78,7 +78,8 @@ def rows(name: str, table: str) -> list[dict[str, Any]]:
     doc = load(name)
     if table not in doc:
         raise KnowledgeError(f"{name}.toml has no [[{table}]] rows")
-    return doc[table]
+    table_rows: list[dict[str, Any]] = doc[table]
+    return table_rows
 
 
 def _is_citation(s: str) -> bool:

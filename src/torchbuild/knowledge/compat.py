@@ -152,10 +152,13 @@ def host_compiler_limits(cuda: str) -> HostLimits | None:
         if mm in row["cuda"]:
             return HostLimits(
                 cuda=mm or cuda,
-                **{
-                    k: row.get(k)
-                    for k in ("gcc_max", "clang_max", "gcc_min", "clang_min", "gcc_max_ga", "clang_max_ga", "ga_nvcc")
-                },
+                gcc_max=row.get("gcc_max"),
+                clang_max=row.get("clang_max"),
+                gcc_min=row.get("gcc_min"),
+                clang_min=row.get("clang_min"),
+                gcc_max_ga=row.get("gcc_max_ga"),
+                clang_max_ga=row.get("clang_max_ga"),
+                ga_nvcc=row.get("ga_nvcc"),
                 **_cited("cuda_host_compilers", row),
             )
     return None
@@ -174,6 +177,8 @@ class DriverMinimum(Cited):
 def driver_minimum(cuda: str) -> DriverMinimum | None:
     """Table 3 row for ``cuda`` (major.minor), or None."""
     mm = major_minor(cuda)
+    if mm is None:  # not a version: no row
+        return None
     for row in rows("cuda_drivers", "toolkits"):
         if row["cuda"] == mm:
             return DriverMinimum(
@@ -227,6 +232,8 @@ def sm(cc: str) -> str:
 def cuda_arch_support(cuda: str) -> ArchSupport | None:
     """The accepted real archs of CUDA ``cuda`` (major.minor), or None."""
     mm = major_minor(cuda)
+    if mm is None:  # not a version: no row
+        return None
     for row in rows("cuda_archs", "archs"):
         if mm in row["cuda"]:
             return ArchSupport(

@@ -53,7 +53,9 @@ def ensure_sccache_server(
     dirs = [str(d) for d in (data.get("basedirs") or [])]
     want_redis = redis_endpoint is not None
     fits_backend = (
-        (loc.lower().startswith("redis") and redis_endpoint in loc) if want_redis else loc.startswith("Local disk")
+        (loc.lower().startswith("redis") and redis_endpoint in loc)
+        if redis_endpoint is not None
+        else loc.startswith("Local disk")
     )
     if not want_redis and env.get("SCCACHE_DIR") and fits_backend:
         fits_backend = str(Path(env["SCCACHE_DIR"])) in loc

@@ -195,7 +195,7 @@ class CacheSession:
                 before=self.before.to_dict() if self.before else None,
                 after=after.to_dict() if after else None,
                 delta=delta.to_dict() if delta else None,
-                location=(after or self.before).location if (after or self.before) else None,
+                location=last.location if (last := after or self.before) else None,
             )
             if delta is not None:
                 out.update(
@@ -304,7 +304,8 @@ def start_session(
             _say(session, f"shared cache {setup.get('url')} answers", log)
     hosts = setup.get("hosts")
     if setup.get("distribute") == "distcc" and hosts:
-        alive, dead = [], []
+        alive: list[tuple[Mapping[str, Any], str | None]] = []
+        dead: list[tuple[Mapping[str, Any], str | None]] = []
         for h in hosts:
             why = unreachable_reason(h["host"], int(h["port"]))
             (dead if why else alive).append((h, why))

@@ -134,7 +134,8 @@ def write_recipe(
     lines = (
         [
             f"# written by torchbuild package conda from {whl.name}",
-            "# build string: pytorch/builder conda/build_pytorch.sh scheme (py<ver>_cpu_<n> / py<ver>_cuda<ver>_cudnn<ver>_<n>)",
+            "# build string: pytorch/builder conda/build_pytorch.sh scheme"
+            " (py<ver>_cpu_<n> / py<ver>_cuda<ver>_cudnn<ver>_<n>)",
             "context:",
             f"  version: {_yaml(public)}",
             f"  build_string: {_yaml(bstr)}",

@@ -13,6 +13,7 @@ against each other as they would once installed, plus the system's libraries.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
@@ -165,10 +166,8 @@ def _inspect_tree(root: Path, report: InspectReport, *, arches: bool, only: list
         if is_elf(str(p)):
             if comp == "other":
                 comp = "executables"
-            try:
+            with contextlib.suppress(ValueError):
                 elves.append((rel, read_elf(str(p))))
-            except ValueError:
-                pass
         sizes[comp] += size
     shipped = {os.path.basename(r) for r, _ in elves} | {e.soname for _, e in elves if e.soname}
     # the dynamic loader is part of glibc (auditwheel treats the ELF interpreter so, not as a library to bundle)
@@ -218,10 +217,16 @@ def _inspect_tree(root: Path, report: InspectReport, *, arches: bool, only: list
     all_needed = {n for _, e in elves for n in e.needed}
     fit = fit_policy([e.version_needs for _, e in elves], all_needed, shipped, policies)
     report.manylinux = {**asdict(fit), "source": policy_source()}
-    key = lambda a: (int(re.search(r"\d+", a).group()), a)  # type: ignore[union-attr]
-    report.cuda_sass = sorted(sass, key=key)
-    report.cuda_ptx = sorted(ptx, key=key)
+    report.cuda_sass = sorted(sass, key=_arch_key)
+    report.cuda_ptx = sorted(ptx, key=_arch_key)
     report.sizes = dict(sorted(sizes.items(), key=lambda kv: -kv[1]))
+
+
+def _arch_key(arch: str) -> tuple[int, str]:
+    """Sort key of an arch name such as ``sm_86`` or ``sm_100a``: its number, then the name (the
+    names come from ``cuobjdump``'s ``sm_<digits>`` file names, so the number is always there)."""
+    digits = re.search(r"\d+", arch)
+    return (int(digits.group()) if digits else 0, arch)
 
 
 def inspect_path(target: str | os.PathLike[str], *, arches: bool = True) -> InspectReport:

@@ -283,9 +283,8 @@ def _finish(root: Path, stage: Path, origin: str, out_dir: Path, label: str | No
         if not p.is_file() or p.is_symlink():
             continue
         rel = str(p.relative_to(stage))
-        if rel.endswith(TEXT_SUFFIXES) or p.parent == new_info:
-            if tree_b in p.read_bytes():
-                problems.append(f"{rel} contains the build tree's path {root}")
+        if (rel.endswith(TEXT_SUFFIXES) or p.parent == new_info) and tree_b in p.read_bytes():
+            problems.append(f"{rel} contains the build tree's path {root}")
     for f in rep.files:
         if f.absolute_rpaths:
             problems.append(f"{f.path}: absolute RPATH entries {':'.join(f.absolute_rpaths)}")

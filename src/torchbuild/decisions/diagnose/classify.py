@@ -153,17 +153,19 @@ _SUMMARY = re.compile(
   | ^ERROR:\ Exception:?$
   | ^hint:\ This\ usually\ indicates\ a\ problem\ with\ the\ package
   | ^(?:\S+:\ )?\*\*\*\ \[.*\]\ Error\ \d+
-  | ^FAILED:\ 
+  | ^FAILED:[ ]
     """
 )
 
 _WARNING = re.compile(
-    r"(?:^|[\s:)\]])(?:warning|Warning)(?:\s*(?:[A-Z]+\d+|#\d+-D))?\s*:|^WARNING\b|^CMake\ (?:Deprecation\ )?Warning|\w+Warning:",
+    r"(?:^|[\s:)\]])(?:warning|Warning)(?:\s*(?:[A-Z]+\d+|#\d+-D))?\s*:"
+    r"|^WARNING\b|^CMake\ (?:Deprecation\ )?Warning|\w+Warning:",
 )
 
 _ERROR = re.compile(
     r"""(?x)
-    (?:^|[\s:)\]])(?:fatal\ )?error(?:\ [A-Z]{1,4}\d{1,5})?\s*:     # gcc/clang/nvcc/MSVC "file:1:2: error:", "error C2065:"
+    # gcc/clang/nvcc/MSVC "file:1:2: error:", "error C2065:"
+    (?:^|[\s:)\]])(?:fatal\ )?error(?:\ [A-Z]{1,4}\d{1,5})?\s*:
   | ^(?:fatal\ )?error\b
   | ^ERROR:
   | \bnvcc\ (?:fatal|error)\s*:
@@ -178,7 +180,7 @@ _ERROR = re.compile(
   | ^Killed\s*$
   | Segmentation\ fault
   | internal\ compiler\ error
-  | ^fatal:\ 
+  | ^fatal:[ ]
   | No\ rule\ to\ make\ target
   | No\ space\ left\ on\ device
   | ^ninja:\ error:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from ...facts.model import Compiler, Facts
+from ...facts.model import GPU, Compiler, Facts, Tool
 from ...knowledge import compat
 from ...knowledge.compat import major_minor
 from ..resources import GIB
@@ -162,13 +162,13 @@ def _host(facts: Facts) -> Compiler | None:
     return facts.cuda_host or facts.cxx or facts.cc
 
 
-def _gpu_cc(gpu) -> tuple[str | None, str]:
+def _gpu_cc(gpu: GPU) -> tuple[str | None, str]:
     if gpu.compute_capability:
         return gpu.compute_capability, "reported"
     model = compat.gpu_model(gpu.name) if gpu.name else None
     return (model.cc, "from the GPU table") if model else (None, "")
 
 
-def _tool(facts: Facts, name: str):
+def _tool(facts: Facts, name: str) -> Tool | None:
     t = facts.tools.get(name)
     return t if t is not None and t.path else None

@@ -3,6 +3,7 @@ accepts, and the arch list against nvcc and the GPUs."""
 
 from __future__ import annotations
 
+from ...facts.model import Compiler, CudaToolkit, Facts
 from ...knowledge import compat
 from ...knowledge.compat import sm, version_le, version_lt, vkey
 from .base import (
@@ -19,7 +20,7 @@ from .base import (
 )
 
 
-def _check_cuda(facts, out, kind, arches, wants_cuda):
+def _check_cuda(facts: Facts, out: list[Finding], kind: str | None, arches: list[str], wants_cuda: bool | None) -> None:
     tk = facts.cuda
     if tk is None or (tk.nvcc is None and not tk.version):
         out.append(
@@ -63,8 +64,8 @@ def _check_cuda(facts, out, kind, arches, wants_cuda):
     needed = PYTORCH_CUDA_HEADERS if kind == "pytorch" else EXTENSION_CUDA_HEADERS
     if kind is not None and tk.headers:
         home = (tk.home or "").rstrip("/")
-        missing_tk = [h for h in needed if not (tk.headers.get(h) and home and tk.headers[h].startswith(home))]
-        elsewhere = {h: tk.headers[h] for h in missing_tk if tk.headers.get(h)}
+        missing_tk = [h for h in needed if not ((at := tk.headers.get(h)) and home and at.startswith(home))]
+        elsewhere = {h: at for h in missing_tk if (at := tk.headers.get(h))}
         nowhere = [h for h in missing_tk if not tk.headers.get(h)]
         if nowhere:
             wheels = sorted({_HEADER_WHEEL.get(h, "?") for h in nowhere})
@@ -79,7 +80,8 @@ def _check_cuda(facts, out, kind, arches, wants_cuda):
                     f"{facts.python.executable or 'python'} -m pip install "
                     + " ".join(f"'{w}=={tk.version}.*'" if w.startswith("nvidia-cuda") else w for w in wheels)
                     + f" (their headers land in site-packages/nvidia/*/include), or install the toolkit's "
-                    f"library dev packages ({_install(facts, 'cuda-libraries-dev-' + (tk.version or 'X.Y').replace('.', '-'))})",
+                    "library dev packages "
+                    f"({_install(facts, 'cuda-libraries-dev-' + (tk.version or 'X.Y').replace('.', '-'))})",
                 )
             )
         if elsewhere:
@@ -171,16 +173,16 @@ def arch_list_text(arches: list[str]) -> list[str]:
     return list(arches)
 
 
-def _arch_support(tk) -> compat.ArchSupport | None:
+def _arch_support(tk: CudaToolkit) -> compat.ArchSupport | None:
     if tk.gpu_codes:
-        ccs = sorted({normalise_arch(c) for c in tk.gpu_codes} - {None}, key=vkey)
+        ccs = sorted({a for a in (normalise_arch(c) for c in tk.gpu_codes) if a is not None}, key=vkey)
         return compat.ArchSupport(
             cuda=tk.version or "", oldest=ccs[0], newest=ccs[-1], archs=ccs, source="nvcc --list-gpu-code"
         )
     return compat.cuda_arch_support(tk.version) if tk.version else None
 
 
-def _arch_fix(cc: str, tk) -> str:
+def _arch_fix(cc: str, tk: CudaToolkit | None) -> str:
     tks = compat.toolkits_supporting_arch(cc)
     if tks:
         newest = tks[-1]
@@ -191,7 +193,9 @@ def _arch_fix(cc: str, tk) -> str:
     return f"drop {cc} from the arch list"
 
 
-def _host_vs_limits(facts, out, tk, host, lim: compat.HostLimits):
+def _host_vs_limits(facts: Facts, out: list[Finding], tk: CudaToolkit, host: Compiler, lim: compat.HostLimits) -> None:
+    if host.version is None:  # the caller checks it
+        return
     name = "GCC" if host.kind == "gcc" else "Clang"
     mx = lim.gcc_max if host.kind == "gcc" else lim.clang_max
     mx_ga = lim.gcc_max_ga if host.kind == "gcc" else lim.clang_max_ga

@@ -3,13 +3,14 @@ capability against the toolkit."""
 
 from __future__ import annotations
 
+from ...facts.model import Driver, Facts
 from ...knowledge import compat
 from ...knowledge.compat import major_minor, sm, version_lt, vkey
 from .base import Finding, _gpu_cc, _unc_text, _uncertain
 from .cuda import _arch_fix, _arch_support
 
 
-def _check_driver_gpus(facts, out, cuda):
+def _check_driver_gpus(facts: Facts, out: list[Finding], cuda: bool) -> None:
     tk, drv = facts.cuda, facts.driver
     if not cuda:
         return
@@ -45,7 +46,7 @@ def _check_driver_gpus(facts, out, cuda):
                 )
             )
             continue
-        if support is not None and not support.supports(cc):
+        if tk is not None and support is not None and not support.supports(cc):
             sev = _uncertain("error", support)
             out.append(
                 Finding(
@@ -59,8 +60,10 @@ def _check_driver_gpus(facts, out, cuda):
             )
 
 
-def _driver_vs(facts, out, drv, cver, label):
-    mm = major_minor(cver)
+def _driver_vs(facts: Facts, out: list[Finding], drv: Driver, cver: str, label: str) -> None:
+    if not drv.version:  # the caller checks it
+        return
+    mm = major_minor(cver) or cver
     if drv.cuda_version and not version_lt(drv.cuda_version, mm):
         return  # the driver itself says it supports this CUDA
     need = compat.driver_minimum(mm)
@@ -75,12 +78,14 @@ def _driver_vs(facts, out, drv, cver, label):
             )
         )
         return
+    least = need if need is not None else floor
+    assert least is not None  # both None returned above
     if need is not None and not version_lt(drv.version, need.min_driver):
         return
     fix = (
         f"install NVIDIA driver {need.min_driver} or newer"
         if need
-        else f"install an NVIDIA driver >= {floor.min_driver}"
+        else f"install an NVIDIA driver >= {least.min_driver}"
     )
     if floor is not None and not version_lt(drv.version, floor.min_driver):
         out.append(
@@ -101,7 +106,7 @@ def _driver_vs(facts, out, drv, cver, label):
             "driver",
             sev,
             f"Driver {drv.version} is too old for CUDA {mm} ({label}), which needs "
-            f">= {need.min_driver if need else floor.min_driver}: CUDA calls fail with 'CUDA driver version is "
+            f">= {least.min_driver}: CUDA calls fail with 'CUDA driver version is "
             f"insufficient for CUDA runtime version' (error 35){_unc_text(sev != 'error')}.",
             fix + (f", or use a CUDA {vkey(mm)[0]}.x that this driver supports" if floor else ""),
         )

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from ...facts.model import Facts
 from ..resources import CUDA_JOB_BYTES, CXX_JOB_BYTES, GIB, choose_jobs
 from .base import DISK_MIN_BYTES, DISK_NEEDS_BYTES, Finding, _gib, _sudo
 
 
-def _check_memory(facts, out, cuda):
+def _check_memory(facts: Facts, out: list[Finding], cuda: bool) -> None:
     res = facts.resources
     if not res.memory_total_bytes:
         return
@@ -32,7 +33,8 @@ def _check_memory(facts, out, cuda):
                 "memory",
                 "warning",
                 f"Only {_gib(res.memory_available_bytes)} memory available (of {_gib(res.memory_total_bytes)}); "
-                f"one {'CUDA ' if cuda else ''}compile job can take {per_job / 1e9:.0f} GB, so even 1 job may be killed.",
+                f"one {'CUDA ' if cuda else ''}compile job can take {per_job / 1e9:.0f} GB, "
+                "so even 1 job may be killed.",
                 "close other programs or add swap ({0}fallocate -l 8G /swapfile && {0}mkswap /swapfile && "
                 "{0}swapon /swapfile), and export MAX_JOBS=1".format(_sudo(facts)),
             )
@@ -48,7 +50,7 @@ def _check_memory(facts, out, cuda):
     )
 
 
-def _check_disk(facts, out, kind, cuda, build):
+def _check_disk(facts: Facts, out: list[Finding], kind: str | None, cuda: bool, build: str) -> None:
     res = facts.resources
     if kind is None or res.disk_free_bytes is None:
         return

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from ...knowledge.compat import major_minor, version_le, version_lt, vkey
+from ...facts.model import Facts
+from ...knowledge.compat import ReleaseFacts, major_minor, version_le, version_lt, vkey
 from .base import Finding, _install, _tool, _unc_text, _uncertain
 
 
-def _check_python(facts, out, kind, target, target_from, rel, build):
+def _check_python(
+    facts: Facts,
+    out: list[Finding],
+    kind: str | None,
+    target: str | None,
+    target_from: str,
+    rel: ReleaseFacts | None,
+    build: str,
+) -> None:
     py = facts.python
     if not py.version:
         return
@@ -58,7 +67,9 @@ def _check_python(facts, out, kind, target, target_from, rel, build):
         )
 
 
-def _check_compiler(facts, out, kind, target, rel):
+def _check_compiler(
+    facts: Facts, out: list[Finding], kind: str | None, target: str | None, rel: ReleaseFacts | None
+) -> None:
     cxx = facts.cxx
     if cxx is None or cxx.path is None:
         if cxx is not None and cxx.from_env:
@@ -116,7 +127,9 @@ def _check_compiler(facts, out, kind, target, rel):
             )
 
 
-def _check_cmake(facts, out, kind, target, target_from, rel):
+def _check_cmake(
+    facts: Facts, out: list[Finding], kind: str | None, target: str | None, target_from: str, rel: ReleaseFacts | None
+) -> None:
     cmake = _tool(facts, "cmake")
     c3 = _tool(facts, "cmake3")
     if c3 and c3.version and (cmake is None or not cmake.version or vkey(c3.version) > vkey(cmake.version)):
@@ -167,7 +180,7 @@ def _check_cmake(facts, out, kind, target, target_from, rel):
         )
 
 
-def _check_ninja(facts, out, kind):
+def _check_ninja(facts: Facts, out: list[Finding], kind: str | None) -> None:
     if kind is None:
         return
     src = facts.source

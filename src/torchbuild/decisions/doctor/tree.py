@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import re
 
+from ...facts.model import Facts
 from ...knowledge import compat
 from ...knowledge.compat import major_minor, vkey
 from .base import Finding
 
 
-def _check_submodules(facts, out):
+def _check_submodules(facts: Facts, out: list[Finding]) -> None:
     src = facts.source
     if src is None or not src.submodules:
         return
@@ -46,8 +47,10 @@ def _check_submodules(facts, out):
         )
 
 
-def _check_extension(facts, out, cuda, wants_cuda, arches):
+def _check_extension(facts: Facts, out: list[Finding], cuda: bool, wants_cuda: bool | None, arches: list[str]) -> None:
     src, torch = facts.source, facts.torch
+    if src is None:  # kind "extension" comes from the source tree: never None here
+        return
     py = facts.python.executable or "python"
     if torch is None or not torch.version:
         out.append(
@@ -69,12 +72,13 @@ def _check_extension(facts, out, cuda, wants_cuda, arches):
                 f"torch {torch.version} is a CPU-only build (torch.version.cuda is None), so its CUDA "
                 f"extension parts {'cannot be built' if wants_cuda else 'will be skipped: a CPU-only build'}.",
                 f"{py} -m pip install --force-reinstall torch=={(torch.version or '').split('+')[0]} "
-                f"--index-url https://download.pytorch.org/whl/cu{(facts.cuda.version or '').replace('.', '') if facts.cuda and facts.cuda.version else '130'}",
+                "--index-url https://download.pytorch.org/whl/"
+                f"cu{(facts.cuda.version or '').replace('.', '') if facts.cuda and facts.cuda.version else '130'}",
             )
         )
     tk = facts.cuda
     if cuda and torch.cuda and tk is not None and tk.version:
-        t_mm, k_mm = major_minor(torch.cuda), major_minor(tk.version)
+        t_mm, k_mm = major_minor(torch.cuda) or torch.cuda, major_minor(tk.version) or tk.version
         if vkey(t_mm)[0] != vkey(k_mm)[0]:
             out.append(
                 Finding(
@@ -132,7 +136,8 @@ def _check_extension(facts, out, cuda, wants_cuda, arches):
                 Finding(
                     "cxx_abi",
                     "note",
-                    f"torch {torch.version} uses the {'new (cxx11abiTRUE)' if torch.cxx11_abi else 'old (cxx11abiFALSE)'} "
+                    f"torch {torch.version} uses the "
+                    f"{'new (cxx11abiTRUE)' if torch.cxx11_abi else 'old (cxx11abiFALSE)'} "
                     f"C++ ABI (_GLIBCXX_USE_CXX11_ABI={want}); prebuilt extension wheels must match it.",
                     None,
                 )

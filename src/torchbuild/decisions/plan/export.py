@@ -45,7 +45,8 @@ def export_plan(plan: Plan, fmt: str) -> str:
                 cwd = c.cwd
             if "{wheel}" in c.argv:
                 lines.append(
-                    f'for /f "delims=" %%W in (\'dir /b /o-d "{plan.wheel_dir}\\*.whl"\') do (set "WHEEL={plan.wheel_dir}\\%%W" & goto :found)'
+                    f'for /f "delims=" %%W in (\'dir /b /o-d "{plan.wheel_dir}\\*.whl"\') '
+                    f'do (set "WHEEL={plan.wheel_dir}\\%%W" & goto :found)'
                 )
                 lines.append(":found")
             argv = ["%WHEEL%" if a == "{wheel}" else a for a in c.argv]

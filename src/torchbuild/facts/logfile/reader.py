@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 import lzma
@@ -180,7 +181,10 @@ class LogReader:
                 return
             if not data:
                 if self._proc is not None and self._proc.wait() != 0:
-                    self.stream_error = f"zstd could not decompress {self.name} to the end (exit code {self._proc.returncode}); diagnosed the text read before that"
+                    self.stream_error = (
+                        f"zstd could not decompress {self.name} to the end (exit code {self._proc.returncode}); "
+                        "diagnosed the text read before that"
+                    )
                 return
             if first:
                 first = False
@@ -248,7 +252,10 @@ class LogReader:
         if n == 0:
             self._eof = True
             if self._proc is not None and self._proc.wait() != 0 and self.stream_error is None:
-                self.stream_error = f"zstd could not decompress {self.name} to the end (exit code {self._proc.returncode}); diagnosed the text read before that"
+                self.stream_error = (
+                    f"zstd could not decompress {self.name} to the end (exit code {self._proc.returncode}); "
+                    "diagnosed the text read before that"
+                )
             return 0
         if self.bytes_read == 0:
             self.binary = _looks_binary(bytes(view[: min(n, 64 << 10)]))
@@ -409,10 +416,8 @@ class LogReader:
         except Exception:  # noqa: BLE001 - closing a broken stream must not raise
             pass
         if self._raw is not sys.stdin.buffer:
-            try:
+            with contextlib.suppress(Exception):
                 self._raw.close()
-            except Exception:  # noqa: BLE001
-                pass
         if self._proc is not None:
             if self._proc.poll() is None:
                 self._proc.kill()
