@@ -16,7 +16,8 @@ from .. import cmake_cond
 from ..choices import BUILD_TYPES
 from ..settings import SET_VARIABLES, convert, flag_value, parse_sets
 from .arches import _arches_from_gpus, parse_arch_list
-from .model import Command, Intent, Plan, Setting, cmake_truth
+from .commands import incremental_command, mode_commands
+from .model import Intent, Plan, Setting, cmake_truth
 from .options import _allowed_keys, _check_key, _platform_vars
 from .previous import _incremental, cmake_cache_diff
 from .profiles import _resolve_profile
@@ -377,63 +378,22 @@ def make_plan(
             env[k] = Setting(s.value.replace("{tree}", tree), s.source)
 
     # commands -------------------------------------------------------------------------
+    # commands (decisions/plan/commands.py) ----------------------------------------------
     wheel_dir = intent.wheel_dir or str(Path(tree) / ".torchbuild" / "dist")
-    commands: list[Command] = []
-    build_dir: str | None = None
-    pip = [python, "-m", "pip"]
-    if mode.value == "develop":
-        commands.append(
-            Command(
-                pip
-                + ["install", "-e", ".", "-v", "--no-build-isolation"]
-                + (["--no-deps"] if kind == "extension" else []),
-                tree,
-                "build",
-            )
-        )
-    elif mode.value == "install":
-        commands.append(
-            Command(
-                pip + ["install", ".", "-v", "--no-build-isolation"] + (["--no-deps"] if kind == "extension" else []),
-                tree,
-                "build",
-            )
-        )
-    elif mode.value == "wheel":
-        commands.append(
-            Command(pip + ["wheel", ".", "-v", "--no-build-isolation", "--no-deps", "-w", wheel_dir], tree, "build")
-        )
-        if install.value:
-            commands.append(Command(pip + ["install", "--no-deps", "--force-reinstall", "{wheel}"], tree, "install"))
-    else:  # libtorch
-        build_dir = str(Path(tree) / "build-libtorch")
-        defs = {
-            "BUILD_SHARED_LIBS": "ON",
-            "CMAKE_BUILD_TYPE": build_type.value,
-            "BUILD_PYTHON": "OFF",
-            "Python_EXECUTABLE": python,
-            "USE_CUDA": "ON" if cuda.value else "OFF",
-            "CMAKE_INSTALL_PREFIX": str(Path(tree) / ".torchbuild" / "libtorch"),
-        }
-        if cuda.value:
-            defs["TORCH_CUDA_ARCH_LIST"] = ";".join(arch_list.value)
-        for k, s in options.items():
-            defs[k] = str(s.value)
-        for lang in ["C", "CXX", "CUDA"]:
-            if f"CMAKE_{lang}_COMPILER_LAUNCHER" in env:
-                defs[f"CMAKE_{lang}_COMPILER_LAUNCHER"] = str(env.pop(f"CMAKE_{lang}_COMPILER_LAUNCHER").value)
-        commands.append(
-            Command(
-                ["cmake", "-S", tree, "-B", build_dir, "-G", "Ninja"] + [f"-D{k}={v}" for k, v in defs.items()],
-                tree,
-                "configure",
-            )
-        )
-        commands.append(
-            Command(["cmake", "--build", build_dir, "--target", "install", "-j", str(jobs.value)], tree, "build")
-        )
-        for k in ("DEBUG", "REL_WITH_DEB_INFO", "USE_CUDA", "CMAKE_BUILD_TYPE"):
-            env.pop(k, None)
+    commands, build_dir = mode_commands(
+        mode=mode.value,
+        kind=kind,
+        install=bool(install.value),
+        python=python,
+        tree=tree,
+        wheel_dir=wheel_dir,
+        build_type=str(build_type.value),
+        cuda=bool(cuda.value),
+        arch_list=list(arch_list.value or []),
+        options=options,
+        env=env,
+        jobs=int(jobs.value),
+    )
     if kind == "pytorch" and mode.value != "libtorch":
         build_dir = str(Path(tree) / "build")
     if intent.cmake_targets:
@@ -474,23 +434,7 @@ def make_plan(
     plan.cmake_targets = list(intent.cmake_targets)
     plan.incremental = _incremental(plan, facts, previous, full=intent.full or bool(intent.cmake_targets))
     if plan.incremental.value:
-        plan.commands = [
-            Command(
-                [
-                    "cmake",
-                    "--build",
-                    str(Path(tree) / "build"),
-                    "--target",
-                    "install",
-                    "--config",
-                    build_type.value,
-                    "-j",
-                    str(jobs.value),
-                ],
-                tree,
-                "build",
-            )
-        ]
+        plan.commands = [incremental_command(tree, str(build_type.value), int(jobs.value))]
         plan.notes.append(
             f"incremental rebuild: {plan.incremental.source}; running the CMake build that setup.py "
             "would run (build/ is configured and the tree is installed in develop mode); --full runs pip."
