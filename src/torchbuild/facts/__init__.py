@@ -6,7 +6,7 @@ and returns one :class:`~torchbuild.facts.model.Facts`.  It never imports torch.
 only thing kept between calls is what compiled tools answered to ``--version``, under
 each file's identity (:func:`torchbuild.facts._util.run_version`); everything else is
 probed afresh.  Facts round-trip through JSON (``Facts.to_json``/``Facts.load``), and
-:func:`torchbuild.facts.assume.apply_assumptions` overrides single facts.
+:func:`torchbuild.decisions.assume.apply_assumptions` overrides single facts.
 """
 
 from __future__ import annotations
