@@ -22,7 +22,7 @@ from .model import Facts
 __all__ = ["collect", "start_slow_probes", "ENV_VARS", "Facts"]
 
 #: Environment variables recorded in :attr:`Facts.env` when set: they change what a build
-#: does (``shared/reference/pytorch-build-facts.md`` §1, §5).
+#: does (PyTorch's ``setup.py``, ``tools/setup_helpers/`` and ``torch/utils/cpp_extension.py``).
 ENV_VARS = [
     "CC",
     "CXX",
