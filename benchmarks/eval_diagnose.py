@@ -29,34 +29,16 @@ from pathlib import Path
 
 import tomllib
 
+from torchbuild.knowledge.causes import families
+
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "diagnose" / "realworld"
 HIGH = 0.7
 
 
-#: The groups of shared/causes.md, to report accuracy per cause family.
-FAMILIES = {
-    "toolchain": (
-        "host_compiler_unsupported compiler_too_old compiler_missing cmake_too_old ninja_missing "
-        "python_headers_missing msvc_toolset_bug msvc_runtime_mismatch python_lib_missing "
-        "msvc_ambiguous_std cmake_too_new openmp_missing"
-    ),
-    "cuda": (
-        "cuda_toolkit_not_found cuda_version_mismatch cuda_arch_unsupported cuda_arch_list_too_large "
-        "nvcc_unknown_host_flag cudnn_unusable cuda_toolkit_incomplete cuda_toolkit_too_old "
-        "arch_unknown_to_torch nvcc_host_stdlib_incompatible nvtx_missing cuda_driver_too_old no_kernel_image"
-    ),
-    "resources": "out_of_memory internal_compiler_error disk_full permission_denied",
-    "source+deps": (
-        "submodule_missing source_fetch_failed python_dependency_missing torch_missing_in_build_env "
-        "blas_not_found system_library_missing stale_build_dir protobuf_conflict dependency_version_conflict"
-    ),
-    "after-build": (
-        "glibcxx_too_old libc_too_old cxx_abi_mismatch torch_extension_mismatch shared_library_not_found "
-        "import_from_source_dir torch_api_removed cxx_standard_mismatch torch_cpu_only numpy_abi_mismatch"
-    ),
-    "unknown": "unknown",
-}
-FAMILY_OF = {c: fam for fam, ids in FAMILIES.items() for c in ids.split()}
+#: The cause families of src/torchbuild/knowledge/data/causes.toml (family -> cause ids), to
+#: report accuracy per family.
+FAMILIES = families()
+FAMILY_OF = {c: fam for fam, ids in FAMILIES.items() for c in ids}
 
 
 def load_index(split: str = "all", batch: str = "all") -> list[dict]:
@@ -153,7 +135,7 @@ def main() -> int:
         for fam in FAMILIES:
             cells = []
             for s in splits:
-                xs = [x for x in out[s]["results"] if FAMILY_OF.get(x["cause"], "unknown") == fam]
+                xs = [x for x in out[s]["results"] if FAMILY_OF.get(x["cause"], "other") == fam]
                 n = len(xs) or 1
                 cells.append(
                     f"{sum(x['ok'] for x in xs):3d}/{len(xs):<3d} {sum(x['ok'] for x in xs) / n:6.1%} "

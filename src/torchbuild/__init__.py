@@ -1,6 +1,6 @@
 """torchbuild: build PyTorch and its C++/CUDA extensions from source, correctly the first time.
 
-Layers (``shared/DESIGN.md``), each depending only on those above it:
+Layers (``docs/architecture.md``), each depending only on those above it:
 
 1. :mod:`torchbuild.facts` — probes of the machine and the source tree (the only code
    that looks at the machine);

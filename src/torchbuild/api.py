@@ -1,4 +1,4 @@
-"""The public Python API, thin over the layers (DESIGN.md, layer 5).
+"""The public Python API, thin over the layers (``docs/architecture.md``, layer 5).
 
 Example::
 

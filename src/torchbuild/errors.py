@@ -1,8 +1,8 @@
 """Errors that reach the user.
 
 One class per user-facing failure, each with a fixed exit code and a message that
-says what happened and what to do (the pattern of cibuildwheel's ``errors.py``, see
-``shared/reference/anchors-style.md``).  The CLI's single handler prints
+says what happened and what to do (the pattern of cibuildwheel's ``errors.py``,
+https://github.com/pypa/cibuildwheel/blob/8832cf6b7559/cibuildwheel/errors.py).  The CLI's single handler prints
 ``error: <message>`` and exits with :attr:`TorchbuildError.exit_code`; no traceback
 unless ``TORCHBUILD_TRACEBACK=1``.
 

@@ -48,7 +48,7 @@ def test_the_draft_filled_in_is_one_data_file_edit_that_names_the_cause():
     draft = explain_miss(d).draft
     filled = (
         draft.replace('"<short-name>"', '"test-narrowing"')
-        .replace('"<a cause id of shared/causes.md>"', '"internal_compiler_error"')
+        .replace('"<a cause id of knowledge/data/causes.toml>"', '"internal_compiler_error"')
         .replace('"<the issue URL this line comes from>"', '"https://github.com/pytorch/pytorch/issues/4990"')
     )
     row = tomllib.loads(filled)["signature"][0]

@@ -104,7 +104,7 @@ def test_cuda_118_with_gcc_12_flags_the_host_compiler():
         f"sudo apt-get install g++-{limit} && export CC=gcc-{limit} CXX=g++-{limit} CUDAHOSTCXX=g++-{limit}"
     )
     # with gcc 11 assumed the same machine passes this check
-    from torchbuild.facts.assume import apply_assumptions
+    from torchbuild.decisions.assume import apply_assumptions
 
     ok = apply_assumptions(facts, ["gcc=11.4"])
     assert by_check(check(ok, wants_cuda=True, arch_list=["8.9"]), "host_compiler") == []

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from torchbuild.decisions.assume import apply_assumptions
 from torchbuild.decisions.doctor import check, normalise_arch
 from torchbuild.decisions.resources import CUDA_JOB_BYTES, CXX_JOB_BYTES, RESERVE_BYTES, choose_jobs
 from torchbuild.errors import FactsFileError
-from torchbuild.facts.assume import apply_assumptions
 from torchbuild.facts.model import Facts, Resources, SourceTree, Submodule
 from torchbuild.knowledge import available, compat, load, rows
 

@@ -1,6 +1,6 @@
 """``torchbuild build``: doctor, plan, run, verify, record.
 
-The steps (DESIGN.md, "Running a build"):
+The steps:
 
 1. resolve SOURCE to a tree (:mod:`torchbuild.actions.fetch`);
 2. collect facts and run doctor; errors stop the build before anything compiles

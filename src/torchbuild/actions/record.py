@@ -1,4 +1,4 @@
-"""Build records: ``<tree>/.torchbuild/records/<timestamp>.json`` (DESIGN.md, "Build records").
+"""Build records: ``<tree>/.torchbuild/records/<timestamp>.json`` .
 
 A record holds the plan, the machine's facts, the source SHA and submodule SHAs,
 phase timings (seconds), the outcome, the diagnosis of a failure, the verify report

@@ -6,7 +6,7 @@
 * Every byte of output goes, unbuffered and unaltered, to the log file, which is
   opened in append mode and never truncated.
 * Lines are parsed for progress: ninja's ``[N/M]`` status (``NINJA_STATUS`` default
-  ``"[%f/%t] "``; ninja manual, digest pytorch-build-facts.md §9), CMake's configure
+  ``"[%f/%t] "``; https://ninja-build.org/manual.html, NINJA_STATUS), CMake's configure
   lines, setuptools' ``building 'X' extension`` steps, pip's install lines.
   On a terminal a rich progress bar shows phase, ``[N/M]``, rate and ETA; elsewhere
   (CI) plain lines, at most one every few seconds.

@@ -5,7 +5,7 @@ Each command lives in its own module in this package with two functions:
 * ``register(subparsers) -> argparse.ArgumentParser`` adds the command's parser;
 * ``run(args: argparse.Namespace) -> int`` does the work and returns the exit code.
 
-A command that is not built yet is absent (DESIGN.md: never a stub).  The single
+A command that is not built yet is absent (never a stub).  The single
 error handler here turns :class:`torchbuild.errors.TorchbuildError` into
 ``error: <message>`` on stderr and its exit code; a traceback is printed only with
 ``TORCHBUILD_TRACEBACK=1``.

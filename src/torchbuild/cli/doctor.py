@@ -93,8 +93,8 @@ def unpack_if_archive(path: Path) -> Path:
 def load_facts(args: argparse.Namespace):
     """The facts the command judges: ``--facts F`` or a fresh probe, then ``--target`` and
     ``--assume``.  :raises UsageError: bad input (nothing written)."""
+    from ..decisions.assume import apply_assumptions
     from ..facts import collect
-    from ..facts.assume import apply_assumptions
     from ..facts.model import Facts
     from ..facts.python import PythonProbeError
 

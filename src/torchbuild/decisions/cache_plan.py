@@ -8,7 +8,7 @@ for the build and a ``setup`` dict that :mod:`torchbuild.actions.compile_cache` 
 How each build type takes a cache:
 
 * pytorch trees and CMake builds: ``CMAKE_{C,CXX,CUDA}_COMPILER_LAUNCHER`` (CMake
-  documentation, ``<LANG>_COMPILER_LAUNCHER``; pytorch-build-facts.md §2);
+  documentation, ``<LANG>_COMPILER_LAUNCHER``; PyTorch's top ``CMakeLists.txt`` sets them under ``USE_CCACHE``);
 * setuptools extension builds call ``CC``/``CXX`` and ``<CUDA_HOME>/bin/nvcc`` directly
   (torch/utils/cpp_extension.py ``unix_wrap_single_compile`` joins CUDA_HOME/bin/nvcc),
   so they get wrapper scripts in ``<tree>/.torchbuild/wrappers/`` named ``gcc``/``g++``

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 __all__ = ["MODES", "BUILD_TYPES", "CACHES", "DISTRIBUTORS"]
 
-#: Build modes (DESIGN.md "The build plan"): editable install, wheel, install, C++-only libtorch.
+#: Build modes: editable install, wheel, install, C++-only libtorch.
 MODES = ("develop", "wheel", "install", "libtorch")
 #: CMake build types, as PyTorch's ``DEBUG=1`` / ``REL_WITH_DEB_INFO=1`` select them.
 BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo")

@@ -3,7 +3,7 @@
 ``cmake_dependent_option(USE_CUDNN "Use cuDNN" ON "USE_CUDA" OFF)`` forces
 ``USE_CUDNN`` OFF whenever ``USE_CUDA`` is false; the condition is a ``;``-separated
 list of CMake ``if()`` expressions that must all hold (CMake documentation,
-module CMakeDependentOption; PyTorch's uses: shared/reference/pytorch-build-facts.md §6).
+module CMakeDependentOption; PyTorch's uses: its top ``CMakeLists.txt``).
 
 Three-valued: a name we know nothing about makes the answer None ("CMake decides").
 """

@@ -124,7 +124,7 @@ def _draft(text: str) -> str:
     return (
         "[[signature]]\n"
         'id = "<short-name>"\n'
-        'cause = "<a cause id of shared/causes.md>"\n'
+        'cause = "<a cause id of knowledge/data/causes.toml>"\n'
         f'anchor = "{q}"\n'
         f"patterns = ['''{pat}''']\n"
         "confidence = 0.8\n"

@@ -1,8 +1,7 @@
 """``replicate``: turn a parsed ``torch.__config__.show()`` into a profile that rebuilds it
 (pure: no I/O).
 
-Mapping, setting by setting (the text's format: ``decisions/torch_config.py``;
-``shared/reference/pytorch-build-facts.md`` §10):
+Mapping, setting by setting (the text's format: ``decisions/torch_config.py``):
 
 * ``TORCH_VERSION`` -> the source to build, ``pytorch@v<version>`` (``COMMIT_SHA`` when the
   text has it, from 2.8).  The profile itself does not pin the version (no
@@ -11,8 +10,9 @@ Mapping, setting by setting (the text's format: ``decisions/torch_config.py``;
   ``NVCC architecture flags`` bullet or of ``CUDA_FLAGS`` -> ``arch`` (``TORCH_CUDA_ARCH_LIST``
   form, ``+PTX`` where a ``compute_XY`` is embedded);
 * the official wheel scripts' ``TORCH_NVCC_FLAGS`` options found in ``CUDA_FLAGS``
-  (``-Xfatbin -compress-all``, ``--threads N``, ``-compress-mode=...``;
-  ``shared/reference/anchors-features.md`` §3, P1) -> ``nvcc_flags``;
+  (``-Xfatbin -compress-all``, ``--threads N``, ``-compress-mode=...``; PyTorch's
+  ``.ci/manywheel/build_cuda.sh``, https://github.com/pytorch/pytorch/blob/00c7a380b836/.ci/manywheel/build_cuda.sh)
+  -> ``nvcc_flags``;
 * every ``USE_*`` build setting -> ``set`` (``1``/``0``); the plan skips, with a note, those
   the tree being built does not declare (e.g. ``USE_EXCEPTION_PTR`` of 1.8);
 * ``BLAS_INFO`` (``mkl``, ``open``, ...) -> ``BLAS`` (``MKL``, ``OpenBLAS``, ...: the variable of

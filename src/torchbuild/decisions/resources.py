@@ -3,11 +3,14 @@
 Memory per job, bytes:
 
 * CUDA translation units: :data:`CUDA_JOB_BYTES` = 5 GB, the top of "nvcc/cicc can use 3-5
-  GB per job" (shared/reference/user-asks.md, ask 2: flash-attention PR #832 and issue
-  #2493, pytorch/pytorch PR #130443).  PyTorch's own binary builds cap ``MAX_JOBS`` at
-  ``min(nproc-2, 12)`` "to avoid OOMs when compiling FlashAttentionV2" and conda-forge found
-  16 jobs OOM on 16 vCPU / 64 GB (shared/reference/anchors-features.md §4), i.e. more than
-  4 GB per CUDA job in practice, consistent with 5 GB.
+  GB per job" (https://github.com/Dao-AILab/flash-attention/pull/832,
+  https://github.com/Dao-AILab/flash-attention/issues/2493,
+  https://github.com/pytorch/pytorch/pull/130443).  PyTorch's own binary builds cap ``MAX_JOBS`` at
+  ``min(nproc-2, 12)`` "to avoid OOMs when compiling FlashAttentionV2"
+  (https://github.com/pytorch/pytorch/blob/04cdf084e700/.ci/pytorch/binary_populate_env.sh) and
+  conda-forge found 16 jobs OOM on 16 vCPU / 64 GB (``MAX_JOBS=8`` on GitHub Actions,
+  https://github.com/conda-forge/pytorch-cpu-feedstock/blob/74dd3d46ff0c/recipe/build.sh), i.e.
+  more than 4 GB per CUDA job in practice, consistent with 5 GB.
 * C++-only translation units: :data:`CXX_JOB_BYTES` = 2 GB.  The reference gives no
   per-job figure for host C++; this is torchbuild's own conservative default (PyTorch's
   largest host TUs compile well inside it), kept here as one named constant.
@@ -25,7 +28,7 @@ from ..facts.model import Facts
 __all__ = ["JobChoice", "choose_jobs", "CUDA_JOB_BYTES", "CXX_JOB_BYTES", "RESERVE_BYTES", "GIB"]
 
 GIB = 1 << 30
-#: Peak memory of one nvcc/cicc job, bytes (user-asks.md ask 2: "3-5 GB per job").
+#: Peak memory of one nvcc/cicc job, bytes ("3-5 GB per job": see the module docstring).
 CUDA_JOB_BYTES = 5 * 10**9
 #: Peak memory of one host C++ compile job, bytes (torchbuild default; see module docstring).
 CXX_JOB_BYTES = 2 * 10**9

@@ -1,7 +1,7 @@
 """Parse the text of ``torch.__config__.show()`` (``torch._C._show_config()``).
 
-Pure functions, no I/O.  The format (``shared/reference/pytorch-build-facts.md`` §10,
-from ``aten/src/ATen/Version.cpp`` ``at::show_config`` and observed outputs) is::
+Pure functions, no I/O.  The format (from ``aten/src/ATen/Version.cpp`` ``at::show_config``,
+https://github.com/pytorch/pytorch/blob/v2.6.0/aten/src/ATen/Version.cpp, and observed outputs) is::
 
     PyTorch built with:
       - GCC 13.3

@@ -20,7 +20,7 @@ from .diagnose import UNKNOWN, diagnose_lines
 
 __all__ = ["Finding", "explain_import_failure", "CHECK_CAUSES", "ExtensionInfo"]
 
-#: The cause id of a failed structural check (check id -> cause id of shared/causes.md).
+#: The cause id of a failed structural check (check id -> cause id of knowledge/data/causes.toml).
 CHECK_CAUSES = {
     "ldd": "shared_library_not_found",
     "ext_ldd": "shared_library_not_found",
@@ -52,7 +52,7 @@ class ExtensionInfo:
 
 @dataclass(frozen=True)
 class Finding:
-    """A named failure: ``cause_id`` (shared/causes.md, or ``unknown``), a one-line
+    """A named failure: ``cause_id`` (an id of knowledge/data/causes.toml, ``unknown`` included), a one-line
     ``message`` with the versions on both sides, and the ``fix``."""
 
     cause_id: str

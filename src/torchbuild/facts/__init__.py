@@ -6,7 +6,7 @@ and returns one :class:`~torchbuild.facts.model.Facts`.  It never imports torch.
 only thing kept between calls is what compiled tools answered to ``--version``, under
 each file's identity (:func:`torchbuild.facts._util.run_version`); everything else is
 probed afresh.  Facts round-trip through JSON (``Facts.to_json``/``Facts.load``), and
-:func:`torchbuild.facts.assume.apply_assumptions` overrides single facts.
+:func:`torchbuild.decisions.assume.apply_assumptions` overrides single facts.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .model import Facts
 __all__ = ["collect", "start_slow_probes", "ENV_VARS", "Facts"]
 
 #: Environment variables recorded in :attr:`Facts.env` when set: they change what a build
-#: does (``shared/reference/pytorch-build-facts.md`` §1, §5).
+#: does (PyTorch's ``setup.py``, ``tools/setup_helpers/`` and ``torch/utils/cpp_extension.py``).
 ENV_VARS = [
     "CC",
     "CXX",

@@ -1,8 +1,7 @@
 """Read an existing ``CMakeCache.txt`` (facts: what a previous configure left behind).
 
 CMake only configures when ``build/CMakeCache.txt`` is missing (PyTorch's
-``tools/setup_helpers/cmake.py``; digest: ``shared/reference/pytorch-build-facts.md``
-§1c), so the plan compares itself with this cache to catch settings that a second
+``tools/setup_helpers/cmake.py``), so the plan compares itself with this cache to catch settings that a second
 build would silently ignore.
 """
 
@@ -13,7 +12,7 @@ from pathlib import Path
 
 __all__ = ["read_cmake_cache", "CACHE_LINE"]
 
-#: ``NAME:TYPE=VALUE`` (pytorch-build-facts.md §9); names may contain ``-``, ``.``, ``+``.
+#: ``NAME:TYPE=VALUE`` (the lines CMake writes into its cache); names may contain ``-``, ``.``, ``+``.
 CACHE_LINE = re.compile(r"^([A-Za-z0-9_.+\-/]+):([A-Z]+)=(.*)$")
 
 

@@ -1,6 +1,7 @@
 """The CUDA toolkit, its headers and libraries, and cuDNN.
 
-Where the facts come from (``shared/reference/cuda-compat-facts.md`` §6):
+Where the facts come from (formats as the CUDA 13.0 toolkit, nvcc V13.0.88, writes them; older
+toolkits' ``version.txt``):
 
 * root: ``CUDA_HOME``, ``CUDA_PATH``, else ``nvcc`` on PATH (links resolved; a wrapper
   script's ``exec /path/to/nvcc`` followed), else ``/usr/local/cuda``, else the newest

@@ -1,6 +1,7 @@
 """NVIDIA driver and GPUs: NVML first, then ``nvidia-smi``, then ``/proc/driver/nvidia``.
 
-Formats (``shared/reference/cuda-compat-facts.md`` §6):
+Formats (NVML: https://docs.nvidia.com/deploy/nvml-api/; ``nvidia-smi``: its manual page,
+https://docs.nvidia.com/deploy/nvidia-smi/; recorded outputs in ``tests/facts/test_gpu_formats.py``):
 
 * NVML (``pip install nvidia-ml-py``, ``import pynvml``): ``nvmlSystemGetDriverVersion()``
   -> ``"580.95.05"``; ``nvmlSystemGetCudaDriverVersion()`` -> ``13000`` (major = v // 1000,

@@ -275,7 +275,7 @@ class SourceTree:
     cmake_minimum_required: str | None = None
     #: ``CMAKE_MINIMUM_VERSION_STRING`` of a PyTorch tree's ``tools/setup_helpers/env.py``:
     #: the CMake version its setup.py itself refuses to go below (``"3.27"``; PyTorch
-    #: ``tools/setup_helpers/env.py`` @07cde1febe3c, digest pytorch-build-facts.md §1c);
+    #: ``tools/setup_helpers/env.py`` @07cde1febe3c);
     #: None when the tree has no such file or line.
     setup_cmake_minimum: str | None = None
     uses_cpp_extension: bool = False

@@ -1,7 +1,7 @@
 """What a source tree is and what it needs, read from its files (and ``git``).
 
 * kind: ``pytorch`` when the tree has ``version.txt``, ``c10/``, ``torch/`` and a
-  ``setup.py`` or ``pyproject.toml`` (DESIGN.md "Source kinds"); ``extension`` when its
+  ``setup.py`` or ``pyproject.toml``; ``extension`` when its
   ``setup.py`` uses ``torch.utils.cpp_extension`` or its ``CMakeLists.txt`` calls
   ``find_package(Torch ...)``; else ``unknown``.
 * front end: ``setup.py`` (PyTorch <= 2.13 and most extensions), ``scikit-build-core``

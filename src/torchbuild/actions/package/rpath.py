@@ -1,7 +1,8 @@
 """Give every compiled file of a package ``$ORIGIN``-relative RPATHs only (patchelf).
 
-The layout of the official wheels (``shared/reference/anchors-features.md`` §10, P1/P2/B2:
-pytorch/builder ``manywheel/build_common.sh``): ``torch/*.so`` get ``$ORIGIN:$ORIGIN/lib``,
+The layout of the official wheels (pytorch/builder ``manywheel/build_common.sh``,
+https://github.com/pytorch/builder/blob/38f0b484c7ff/manywheel/build_common.sh, since moved to
+pytorch/pytorch ``.ci/manywheel/build_common.sh``): ``torch/*.so`` get ``$ORIGIN:$ORIGIN/lib``,
 ``torch/lib/*.so`` get ``$ORIGIN``.  Generalised here: a file gets ``$ORIGIN``, then the
 library folder relative to it (``$ORIGIN/lib``, ``$ORIGIN/../lib`` ...), then the
 ``$ORIGIN``-relative entries it already had (such as ``$ORIGIN/../../nvidia/cublas/lib`` of

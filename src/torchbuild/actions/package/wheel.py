@@ -7,7 +7,7 @@ or ``<tree>/dist``, or ``--wheel FILE``), else the tree's develop install (``tor
 
 * every ELF file with ``$ORIGIN``-relative RPATHs only (:mod:`.rpath`);
 * the local version label of the variant: ``+cpu``, ``+cu126`` (from ``torch/version.py``'s
-  ``cuda``; the official scheme ``<version>+<cuXYZ>``, anchors-features.md §12 P2), written
+  ``cuda``; the scheme ``<version>+<cuXYZ>`` of the official wheels, https://download.pytorch.org/whl/), written
   into ``METADATA``, the ``.dist-info`` folder name, the file name and ``torch/version.py``;
 * the platform tag: the manylinux policy the compiled files fit (auditwheel's policy data,
   :mod:`torchbuild.decisions.manylinux`) when they need no library outside the wheel and

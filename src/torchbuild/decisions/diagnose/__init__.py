@@ -25,7 +25,7 @@ How the root is chosen (issue 3, "failure structure"):
    elsewhere is reported with its confidence lowered (at most 0.55: a guess, not a
    finding); if nothing matched at all the cause is ``unknown`` with the first error.
 
-Sources: the cause ids are ``shared/causes.md``; every signature names the issue
+Sources: the cause ids are ``knowledge/data/causes.toml``; every signature names the issue
 thread or document its text was taken from.
 """
 

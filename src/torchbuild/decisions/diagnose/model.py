@@ -75,7 +75,7 @@ class Step:
 class Cause:
     """A named cause with its evidence.
 
-    :param cause_id: an id of ``shared/causes.md`` or ``"unknown"``.
+    :param cause_id: an id of ``knowledge/data/causes.toml`` or ``"unknown"``.
     :param confidence: 0..1; 0.7 and above only for specific evidence.
     :param line: line number of the main evidence line (None when the log is empty).
     :param evidence: the matching line(s) with a little context, in line order.

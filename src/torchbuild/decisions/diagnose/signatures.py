@@ -18,7 +18,7 @@ class Signature:
     """One row of ``knowledge/data/signatures.toml``.
 
     :param id: stable name of the signature.
-    :param cause: cause id from ``shared/causes.md``.
+    :param cause: cause id from ``knowledge/data/causes.toml``.
     :param anchor: literal text every matching line contains (a fast pre-check).
     :param patterns: regular expressions (source text); named groups become values.
         They are compiled on first use (:attr:`compiled`): a large log touches only

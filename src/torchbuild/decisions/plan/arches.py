@@ -32,7 +32,7 @@ def parse_arch_list(text: str) -> list[str]:
     """Normalise an arch list to ``TORCH_CUDA_ARCH_LIST`` items: ``"8.6"``, ``"9.0a"``,
     ``"9.0+PTX"``.  Accepts ``;``, ``,`` or spaces between items and the spellings
     ``86``, ``8.6``, ``sm_86``, ``compute_90``; PyTorch's named arches (``Ampere``,
-    ``Hopper``; pytorch-build-facts.md §5) pass through unchanged.
+    ``Hopper``; ``torch/utils/cpp_extension.py`` ``_get_cuda_arch_flags``) pass through unchanged.
 
     :raises UsageError: an item is none of these (message names it and the accepted forms).
     """

@@ -1,6 +1,6 @@
 """Resolve the build plan: facts + profiles + the user's intent -> :class:`~.model.Plan`.
 
-Pure (DESIGN.md, layer 3): reads only its arguments and the knowledge tables."""
+Pure (``docs/architecture.md``, layer 3): reads only its arguments and the knowledge tables."""
 
 from __future__ import annotations
 
@@ -296,7 +296,7 @@ def make_plan(
                 env[f"CMAKE_{lang}_COMPILER_LAUNCHER"] = Setting(cache.value, cache.source)
         elif "USE_CCACHE" in declared and "USE_CCACHE" not in options:
             # PyTorch's CMakeLists.txt: USE_CCACHE (ON on UNIX) makes ccache the launcher whenever
-            # it is installed (pytorch-build-facts.md §2), which would defeat --cache none.
+            # it is installed, which would defeat --cache none.
             env["USE_CCACHE"] = Setting("0", f"compiler cache none ({cache.source}): keep CMake from picking ccache up")
     else:
         for k, s in options.items():

@@ -31,7 +31,7 @@ def _check_key(key: str, kind: str, known: set[str], forbidden: dict[str, str], 
     if key in known:
         return
     if kind == "pytorch" and key.startswith("CMAKE_"):
-        return  # any CMake variable is forwarded verbatim (pytorch-build-facts.md §1b rule 3)
+        return  # CMAKE_* is forwarded verbatim (PyTorch's tools/setup_helpers/cmake.py)
     if kind == "pytorch" and not have_options and key.startswith(("USE_", "BUILD_")):
         return  # the tree declared no options we could read: cannot check
     where = (

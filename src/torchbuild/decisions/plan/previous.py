@@ -16,7 +16,7 @@ def _incremental(plan: Plan, facts: Facts, previous: Mapping[str, Any] | None, *
     """Whether a develop-mode rebuild of a PyTorch tree can run CMake's build directly.
 
     PyTorch's setup.py (<= 2.13) configures only when ``build/CMakeCache.txt`` is missing and
-    then runs ``cmake --build . --target install`` (pytorch-build-facts.md §1c); everything
+    then runs ``cmake --build . --target install`` (its ``tools/setup_helpers/cmake.py``); everything
     else it does on a rebuild (metadata, ``version.py``, the editable install) depends only on
     the plan's environment, the interpreter and the git SHA.  When all three equal those of
     the last successful build and nothing needs reconfiguring, the CMake build alone is the
@@ -46,8 +46,8 @@ def _incremental(plan: Plan, facts: Facts, previous: Mapping[str, Any] | None, *
 def cmake_cache_diff(plan: Plan, cache: Mapping[str, str]) -> list[CacheDiff]:
     """Values the plan passes to CMake that an existing cache holds differently.
 
-    PyTorch configures only when ``build/CMakeCache.txt`` is missing (pytorch-build-facts.md
-    §1c: "options passed for the first time will persist"), so each difference would be
+    PyTorch configures only when ``build/CMakeCache.txt`` is missing (its
+    ``tools/setup_helpers/cmake.py``), so each difference would be
     silently ignored by a plain rebuild.  Booleans compare by CMake truthiness; names the
     cache does not hold are not differences.
     """

@@ -36,7 +36,7 @@ class Expectations:
 class Check:
     """One verdict: ``id`` (stable, e.g. ``"ldd"``), ``ok``, a one-line ``message`` saying
     what was found, ``fix`` (what to do; None when ``ok``) and, for a failed check,
-    ``cause_id`` (an id of shared/causes.md named with the diagnose knowledge, or
+    ``cause_id`` (an id of knowledge/data/causes.toml named with the diagnose knowledge, or
     ``unknown``; None when ``ok``)."""
 
     id: str

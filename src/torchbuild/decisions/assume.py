@@ -32,7 +32,7 @@ import difflib
 import re
 
 from ..errors import FactsFileError
-from .model import GPU, Compiler, CudaToolkit, Driver, Facts, InstalledTorch, Tool
+from ..facts.model import GPU, Compiler, CudaToolkit, Driver, Facts, InstalledTorch, Tool
 
 __all__ = ["apply_assumptions", "KEYS"]
 
