@@ -195,3 +195,44 @@ def test_plain_progress_shows_setuptools_compiles_rising_to_the_total(tmp_path, 
     ns = [n for n, _ in seen]
     assert ns == sorted(ns) and len(set(ns)) >= 2, seen  # rises
     assert seen[-1] == (3, 3) and {m for _, m in seen} == {3}  # and reaches M
+
+
+def test_pytorch_always_run_steps_are_not_work():
+    """Lines of a real no-op incremental rebuild of the PyTorch 2.6.0 tree (its log, this
+    project's recorded run): ninja runs only ``gen_torch_version`` ("Regenerating version
+    file...", a custom target that is always out of date) and the install step; neither is
+    work.  A compile step is."""
+    idle = ProgressTracker()
+    for line in [
+        b"[1/1] Regenerating version file...",
+        b"[1/2] Regenerating version file...",
+        b"[1/2] Install the project...",
+        b'-- Install configuration: "Release"',
+    ]:
+        idle.feed(line)
+    assert idle.no_work
+    busy = ProgressTracker()
+    busy.feed(b"[1/3] Regenerating version file...")
+    busy.feed(b"[2/3] Building CXX object caffe2/CMakeFiles/torch_cpu.dir/__/aten/src/ATen/native/Activation.cpp.o")
+    assert not busy.no_work
+
+
+def test_install_step_is_skipped_only_when_installed_libraries_are_current(tmp_path):
+    """``_installed_libs_current``: every library that has a copy in torch/lib must be as new
+    as the built one (whole seconds, as CMake's install keeps them); a library the tree never
+    installs is left out; no copy at all is not current."""
+    from torchbuild.actions.build import _installed_libs_current
+
+    built, installed = tmp_path / "build" / "lib", tmp_path / "torch" / "lib"
+    built.mkdir(parents=True)
+    installed.mkdir(parents=True)
+    assert not _installed_libs_current(tmp_path)  # nothing installed yet
+    for name in ("libc10.so.2.6.0", "libtorch_cpu.so.2.6.0"):
+        (built / name).write_bytes(b"\x7fELF")
+        (installed / name).write_bytes(b"\x7fELF")
+        os.utime(installed / name, (1000.0, 1000.0))
+        os.utime(built / name, (1000.4, 1000.4))  # same second
+    (built / "libnnapi_backend.so.2.6.0").write_bytes(b"\x7fELF")  # built, never installed
+    assert _installed_libs_current(tmp_path)
+    os.utime(built / "libtorch_cpu.so.2.6.0", (2000.0, 2000.0))  # rebuilt, install stopped before copying
+    assert not _installed_libs_current(tmp_path)

@@ -31,6 +31,12 @@ from ..ui import console, echo_command
 __all__ = ["ProgressTracker", "RunResult", "run_logged", "open_new_log"]
 
 NINJA_STATUS = re.compile(rb"^\[(\d+)/(\d+)\]\s*(.*)$")
+#: ninja edges that run on every build and change nothing that is compiled or linked, so they
+#: do not count as work: CMake's install step, and PyTorch's ``gen_torch_version`` target
+#: (``add_custom_target(gen_torch_version ALL ...)``, COMMENT "Regenerating version file...",
+#: https://github.com/pytorch/pytorch/blob/v2.6.0/torch/CMakeLists.txt: a custom target is
+#: always out of date).
+NOT_WORK = (b"Install the project", b"Regenerating version file")
 SETUPTOOLS_EXT = re.compile(rb"^building '([^']+)' extension")
 #: seconds the display waits at the first compile for a total still being counted
 WAIT_TOTAL_S = 120.0
@@ -125,7 +131,7 @@ class ProgressTracker:
                 self.ninja_runs += 1
             self.done, self.total = done, total
             what = m.group(3)
-            if not what.startswith(b"Install the project"):
+            if not what.startswith(NOT_WORK):
                 self.edges_run += 1
             self._set_phase("link" if what.startswith((b"Linking", b"Creating library")) else "compile", now)
             return

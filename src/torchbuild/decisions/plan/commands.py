@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .model import Command, Setting
 
-__all__ = ["mode_commands", "incremental_command"]
+__all__ = ["mode_commands", "incremental_commands"]
 
 
 def mode_commands(
@@ -99,13 +99,20 @@ def mode_commands(
     return commands, build_dir
 
 
-def incremental_command(tree: str, build_type: str, jobs: int) -> Command:
+def incremental_commands(tree: str, build_type: str, jobs: int) -> list[Command]:
     """The CMake build that PyTorch's setup.py runs on a configured ``build/``
     (``cmake --build build --target install --config TYPE -j N``,
     https://github.com/pytorch/pytorch/blob/v2.6.0/tools/setup_helpers/cmake.py), for an
-    incremental rebuild of a tree installed in develop mode."""
-    return Command(
-        ["cmake", "--build", str(Path(tree) / "build"), "--target", "install", "--config", build_type, "-j", str(jobs)],
-        tree,
-        "build",
-    )
+    incremental rebuild of a tree installed in develop mode, as two commands: the build,
+    then the install step, which the build skips when ninja had nothing to do
+    (``Command.skip_when_no_work``)."""
+    build = str(Path(tree) / "build")
+    return [
+        Command(["cmake", "--build", build, "--config", build_type, "-j", str(jobs)], tree, "build"),
+        Command(
+            ["cmake", "--build", build, "--target", "install", "--config", build_type, "-j", str(jobs)],
+            tree,
+            "install",
+            skip_when_no_work=True,
+        ),
+    ]

@@ -16,7 +16,7 @@ from .. import cmake_cond
 from ..choices import BUILD_TYPES
 from ..settings import SET_VARIABLES, convert, flag_value, parse_sets
 from .arches import _arches_from_gpus, parse_arch_list
-from .commands import incremental_command, mode_commands
+from .commands import incremental_commands, mode_commands
 from .model import Intent, Plan, Setting, cmake_truth
 from .options import _allowed_keys, _check_key, _platform_vars
 from .previous import _incremental, cmake_cache_diff
@@ -434,7 +434,7 @@ def make_plan(
     plan.cmake_targets = list(intent.cmake_targets)
     plan.incremental = _incremental(plan, facts, previous, full=intent.full or bool(intent.cmake_targets))
     if plan.incremental.value:
-        plan.commands = [incremental_command(tree, str(build_type.value), int(jobs.value))]
+        plan.commands = incremental_commands(tree, str(build_type.value), int(jobs.value))
         plan.notes.append(
             f"incremental rebuild: {plan.incremental.source}; running the CMake build that setup.py "
             "would run (build/ is configured and the tree is installed in develop mode); --full runs pip."

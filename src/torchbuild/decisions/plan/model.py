@@ -30,11 +30,15 @@ class Setting:
 @dataclass
 class Command:
     """One external command of the plan: ``argv`` (``"{wheel}"`` stands for the wheel the
-    previous step built), ``cwd``, and the ``phase`` it starts (``"build"``, ``"install"``)."""
+    previous step built), ``cwd``, and the ``phase`` it starts (``"build"``, ``"install"``).
+    ``skip_when_no_work``: skipped when the previous command's ninja found nothing to do and
+    the installed libraries are as new as the built ones (the CMake install step of an
+    incremental rebuild, about 1 s of "Up-to-date" checks on the 2.6.0 tree)."""
 
     argv: list[str]
     cwd: str
     phase: str
+    skip_when_no_work: bool = False
 
 
 @dataclass
