@@ -218,21 +218,21 @@ def test_pytorch_always_run_steps_are_not_work():
 
 
 def test_install_step_is_skipped_only_when_installed_libraries_are_current(tmp_path):
-    """``_installed_libs_current``: every library that has a copy in torch/lib must be as new
+    """``installed_libs_current``: every library that has a copy in torch/lib must be as new
     as the built one (whole seconds, as CMake's install keeps them); a library the tree never
     installs is left out; no copy at all is not current."""
-    from torchbuild.actions.build import _installed_libs_current
+    from torchbuild.actions.incremental_state import installed_libs_current
 
     built, installed = tmp_path / "build" / "lib", tmp_path / "torch" / "lib"
     built.mkdir(parents=True)
     installed.mkdir(parents=True)
-    assert not _installed_libs_current(tmp_path)  # nothing installed yet
+    assert not installed_libs_current(tmp_path)  # nothing installed yet
     for name in ("libc10.so.2.6.0", "libtorch_cpu.so.2.6.0"):
         (built / name).write_bytes(b"\x7fELF")
         (installed / name).write_bytes(b"\x7fELF")
         os.utime(installed / name, (1000.0, 1000.0))
         os.utime(built / name, (1000.4, 1000.4))  # same second
     (built / "libnnapi_backend.so.2.6.0").write_bytes(b"\x7fELF")  # built, never installed
-    assert _installed_libs_current(tmp_path)
+    assert installed_libs_current(tmp_path)
     os.utime(built / "libtorch_cpu.so.2.6.0", (2000.0, 2000.0))  # rebuilt, install stopped before copying
-    assert not _installed_libs_current(tmp_path)
+    assert not installed_libs_current(tmp_path)

@@ -34,6 +34,7 @@ from ..ui import console, render_findings, render_plan
 from . import cache as compile_cache
 from . import ext_progress, runtime_deps
 from .fetch import ResolvedSource, cache_dir, planned_fetch, resolve_source
+from .incremental_state import installed_libs_current, previous_verified
 from .record import sha256_file, timestamp, write_record
 from .runner import ProgressTracker, open_new_log, run_logged
 
@@ -238,7 +239,7 @@ def build(req: BuildRequest) -> BuildResult:
             if req.deps:
                 deps = _check_deps(plan, facts, None, tree, env, log, record, stem, t0)
         for cmd in plan.commands:
-            if cmd.skip_when_no_work and tracker.no_work and _installed_libs_current(tree):
+            if cmd.skip_when_no_work and tracker.no_work and installed_libs_current(tree):
                 note = "install step skipped: ninja had nothing to do and torch/lib is as new as build/lib"
                 console.print(note, markup=False)
                 log.write(f"\n# {note}\n".encode())
@@ -287,7 +288,7 @@ def build(req: BuildRequest) -> BuildResult:
         and plan.incremental
         and plan.incremental.value
         and tracker.no_work
-        and _previous_verified(tree)
+        and previous_verified(tree)
     ):
         verify_dict = {"skipped": "nothing was rebuilt since the last successful build, which was verified", "ok": True}
         console.print("verify: skipped, nothing was rebuilt since the last successful (verified) build", markup=False)
@@ -365,34 +366,6 @@ def _check_deps(
         )
         write_record(tree, stem, record)
         raise
-
-
-def _installed_libs_current(tree: Path) -> bool:
-    """True when every shared library of ``build/lib`` that the install step copies into
-    ``torch/lib`` has its copy there at least as new (so CMake's install step would only print
-    "Up-to-date"); libraries the tree never installs (2.6.0's ``libnnapi_backend.so``) are
-    left out.  False when either folder is missing or no copy is found.  Guards the skip of
-    the install step against an earlier run that was stopped between its build and its
-    install."""
-    built, installed = tree / "build" / "lib", tree / "torch" / "lib"
-    if not built.is_dir() or not installed.is_dir():
-        return False
-    compared = 0
-    for lib in built.iterdir():
-        copy = installed / lib.name
-        if lib.is_symlink() or ".so" not in lib.name or not copy.exists():
-            continue
-        if int(copy.stat().st_mtime) < int(lib.stat().st_mtime):  # CMake's install keeps whole seconds
-            return False
-        compared += 1
-    return compared > 0
-
-
-def _previous_verified(tree: Path) -> bool:
-    from ..facts.records import last_successful_record
-
-    prev = last_successful_record(tree)
-    return bool(prev and isinstance(prev.get("verify"), dict) and prev["verify"].get("ok"))
 
 
 def _prepare_tree(plan: Plan, tree: Path, stem: str, log: Any) -> None:
