@@ -100,6 +100,12 @@ GATE: tuple[str, ...] = (
     "needed by",
     "LAPACK",  # a torch built without LAPACK says so only in a RuntimeError: pytorch/xla#6400
     "Lapack",
+    "and above",  # PyTorch's CMake: "PyTorch requires cuDNN 8.1 and above." (cmake/public/cuda.cmake, v2.6.0)
+    "or above",
+    "not recognized",  # cmd.exe: "'cl' is not recognized as an internal or external command"
+    "not supported",  # nvcc: "The version ('90000') of the host compiler ('Apple clang') is not supported"
+    "(no such file",  # dyld (macOS 12+): "Reason: tried: '/x/libc10.dylib' (no such file), ..."
+    "says CUDA version",  # PyTorch's CMake: "FindCUDA says CUDA version is X ... but the CUDA headers say ..."
 )
 
 
