@@ -43,13 +43,15 @@ FAMILY_OF = {c: fam for fam, ids in FAMILIES.items() for c in ids}
 
 def load_index(split: str = "all", batch: str = "all") -> list[dict]:
     """Rows of index.toml, filtered by split ("dev", "holdout" or "all") and batch
-    ("1": the first 84 logs, "2": the logs added for issue 11, "3", "4": its second and third rounds, "all")."""
+    ("1": the first 84 logs, "2": the logs added for issue 11, "3", "4", "5": its later rounds, "2+": every
+    batch from 2 on, "all")."""
     rows = tomllib.loads((CORPUS / "index.toml").read_text())["log"]
-    return [
-        r
-        for r in rows
-        if (split == "all" or r["split"] == split) and (batch == "all" or str(r.get("batch", 1)) == batch)
-    ]
+
+    def in_batch(r: dict) -> bool:
+        b = int(r.get("batch", 1))
+        return batch == "all" or (batch == "2+" and b >= 2) or str(b) == batch
+
+    return [r for r in rows if (split == "all" or r["split"] == split) and in_batch(r)]
 
 
 def diagnose_json(path: Path, cli: bool = False) -> dict:
@@ -109,10 +111,10 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument(
         "--batch",
-        choices=("1", "2", "3", "4", "all"),
+        choices=("1", "2", "3", "4", "5", "2+", "all"),
         default="all",
         help="1: the first 84 logs; 2: the logs added for issue 11 (split by hash); "
-        "3, 4: its second and third rounds; all",
+        "3, 4, 5: its later rounds; 2+: every batch added after the issue was filed; all",
     )
     ap.add_argument("--families", action="store_true", help="print the per-family table")
     a = ap.parse_args()
