@@ -105,6 +105,46 @@ def test_pip_conflict_before_a_symbol_error_is_the_root_and_the_symbol_error_its
     assert any("follows from this dependency conflict" in n for n in d.notes)
 
 
+def test_compiler_crash_beside_a_write_failure_is_the_full_disk():
+    """pytorch/pytorch#2046 (batch 5, dev): cicc died of signal 11 several times, and ptxas
+    could not write its file; a full TMPDIR was the root."""
+    d = _diag(_lines("disk-pytorch-source-tmp-cicc-signal11.log"))
+    assert [c.cause_id for c in d.causes[:2]] == ["disk_full", "internal_compiler_error"]
+    assert d.root.confidence <= 0.7 and d.causes[1].confidence <= UNDECIDED_CAP
+    # the crash alone stays the compiler's
+    crash = [ln for ln in _lines("disk-pytorch-source-tmp-cicc-signal11.log") if "writing file" not in ln]
+    assert _diag(crash).root.cause_id == "internal_compiler_error"
+
+
+def test_missing_rocm_runtime_library_is_undecided_between_path_and_another_rocm():
+    """ROCm/apex#73 (batch 5, dev): libamdhip64.so.5 missing after a rebuild with ROCm 4.5;
+    the log alone cannot tell a library path problem from a module built for another ROCm."""
+    d = _diag(_lines("stale-rocm-apex-setup-clean-leftover-lib.log"))
+    assert [c.cause_id for c in d.causes[:2]] == ["shared_library_not_found", "torch_extension_mismatch"]
+    assert d.root.confidence <= 0.6 and d.causes[1].confidence <= UNDECIDED_CAP
+
+
+def test_xformers_built_for_a_cuda_torch_beside_a_cpu_torch_and_beside_another_torch():
+    """open-mmlab/PIA#30 (batch 5, dev): xFormers' own message names both torch builds
+    (xformers/_cpp_lib.py); a CPU-only torch is torch_cpu_only, another version the mismatch."""
+    d = _diag(_lines("cpuonly-xformers-pia-windows-torch212cpu.log"))
+    assert d.root.cause_id == "torch_cpu_only" and d.root.values["have"] == "2.1.2+cpu"
+    other = [
+        ln.replace("(you have 2.1.2+cpu)", "(you have 2.2.2+cu121)")
+        for ln in _lines("cpuonly-xformers-pia-windows-torch212cpu.log")
+    ]
+    d2 = _diag(other)
+    assert d2.root.cause_id == "torch_extension_mismatch" and d2.root.values["built"] == "2.1.2+cu121"
+
+
+def test_libcuda_at_link_is_the_driver_library_not_the_toolkit():
+    """NVlabs/tiny-cuda-nn#408 (batch 5, dev): -lcuda is the driver's library; -lcudart stays
+    the toolkit's."""
+    d = _diag(_lines("syslib-tinycudann-conda-ld-lcuda.log"))
+    assert d.root.cause_id == "system_library_missing" and d.root.signature == "ld-cannot-find-libcuda"
+    assert _diag(["/usr/bin/ld: cannot find -lcudart"]).root.cause_id == "cuda_toolkit_incomplete"
+
+
 def test_cuda_cause_in_a_rocm_build_is_only_a_guess():
     # the ROCm build command of ROCm/pytorch#728, then the CUDA header error of
     # NVlabs/imaginaire#154 (two real logs one after the other)

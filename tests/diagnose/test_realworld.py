@@ -27,7 +27,10 @@ ROWS = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
 #: confidence (3.5%) (benchmarks/eval_diagnose_baseline.txt); after the changes of issue
 #: 11: 247/259 right (95.4%), 1/259 wrong at high confidence (0.4%).  A change that loses
 #: a log must say why (fix it, or lower the floor in the same commit with the reason).
-ACCURACY_FLOOR = 0.95
+#: Batch 5 (75 logs, 33 of them held out and never tuned for) brought the whole corpus, after
+#: its dev work, to 372/393 (94.7%) and 2/393 wrong at high confidence: the floor is 0.94 from
+#: then on (still above the issue's goal of 90%), the ceiling unchanged.
+ACCURACY_FLOOR = 0.94
 WRONG_HIGH_CEILING = 0.01
 
 

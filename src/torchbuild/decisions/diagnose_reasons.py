@@ -67,6 +67,12 @@ _STD = re.compile(r"-std=(?:c|gnu)\+\+(?P<v>\d\w)")
 _CUDA_SO = re.compile(
     r"lib(?:cudart|cublas\w*|cudnn\w*|cufft\w*|curand|cusparse|cusolver\w*|nvrtc|nccl|nvToolsExt)\.so\.(?P<v>\d+(?:\.\d+)?)"
 )
+#: ROCm's runtime libraries with the ROCm major in their soname (libamdhip64.so.5 is ROCm 5.x):
+#: https://github.com/ROCm/clr/blob/rocm-6.0.0/hipamd/CMakeLists.txt (HIP's SOVERSION follows the ROCm major).
+_ROCM_SO = re.compile(
+    r"lib(?:amdhip64|hiprtc|rocblas|MIOpen|rccl|hipblas\w*|hipsparse|hipfft|rocfft|roctracer64|hsa-runtime64)"
+    r"\.so\.(?P<v>\d+)"
+)
 
 
 @dataclass
@@ -349,6 +355,27 @@ def reason(
                     "was built for another CUDA; the log does not show which CUDA this machine has."
                 )
             return out, notes
+        m = _ROCM_SO.search(root.values.get("lib", "") + " " + " ".join(e.text for e in getattr(root, "evidence", [])))
+        if m:
+            # The same for ROCm: a module linked against another ROCm's runtime (ROCm/apex#73: built
+            # with ROCm 5, run with ROCm 4.5), or the library is not on the path; the log cannot say.
+            want = m.group("v")
+            ext = _as(
+                root,
+                "torch_extension_mismatch",
+                UNDECIDED_CAP - 0.05,
+                f"A module wants the ROCm {want}.x runtime library, which is not installed: it may have been "
+                "built for another ROCm (or another torch), or left over from an earlier build.",
+                "Rebuild the module against this ROCm and torch (remove its old build/ directory first), or "
+                "install the build made for them.",
+                "https://github.com/ROCm/apex/issues/73",
+            )
+            out = [_cap(root, 0.6), ext, *rest]
+            notes.append(
+                f"ROCm {want}.x libraries are missing: either not on the library path, or the module was built "
+                "for another ROCm; the log does not show which."
+            )
+            return out, notes
 
     # 5. pip reported a dependency conflict earlier: the failure that follows is its
     #    symptom (a BLAS / symbol / library error of the mismatched package).
@@ -412,4 +439,18 @@ def reason(
         out = [_cap(root, 0.5), *rest]
         notes.append("This is a ROCm (HIP) build: a CUDA cause is only a guess here.")
         return out, notes
+
+    # 8. a compiler that crashed (signal 11, killed) in a log that also says a file could not be
+    #    written: the full disk (or TMPDIR) is the root, the crash its symptom (pytorch/pytorch#2046:
+    #    cicc died of signal 11 beside "ptxas fatal : Internal error: writing file"; TMPDIR fixed it).
+    if root.cause_id in {"internal_compiler_error", "out_of_memory"} and cause_for is not None:
+        disk = next((h for h in hits if h.cause_id == "disk_full"), None)
+        c = cause_for(disk) if disk is not None else None
+        if c is not None:
+            out = [_cap(c, 0.7), _cap(root, UNDECIDED_CAP), *rest]
+            notes.append(
+                f"A write failure (line {c.line}) sits beside the compiler crash: a full disk or TMPDIR makes "
+                "compilers die, so the disk is the likelier root."
+            )
+            return out, notes
     return out, notes

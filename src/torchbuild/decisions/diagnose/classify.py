@@ -105,12 +105,15 @@ GATE: tuple[str, ...] = (
     "not recognized",  # cmd.exe: "'cl' is not recognized as an internal or external command"
     "not supported",  # nvcc: "The version ('90000') of the host compiler ('Apple clang') is not supported"
     "(no such file",  # dyld (macOS 12+): "Reason: tried: '/x/libc10.dylib' (no such file), ..."
-    "says CUDA version",
+    "says CUDA version",  # PyTorch's CMake: "FindCUDA says CUDA version is X ... but the CUDA headers say ..."
     "invalid device function",  # CUDA/HIP runtime: cudaErrorInvalidDeviceFunction
     "NoBinaryForGpu",  # HIP runtime: "hipErrorNoBinaryForGpu: Unable to find code object ..."
     "paging file",  # Windows: "The paging file is too small for this operation to complete."
     "libdevice",  # nvcc: "Path to libdevice library not specified"
-    "where', 'cl'",  # cpp_extension: "Command '['where', 'cl']' returned non-zero exit status 1."  # PyTorch's CMake: "FindCUDA says CUDA version is X ... but the CUDA headers say ..."
+    "where', 'cl'",  # cpp_extension: "Command '['where', 'cl']' returned non-zero exit status 1."
+    "(you have",  # xFormers: "PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)" (xformers/_cpp_lib.py)
+    "writing file",  # ptxas: "Internal error: writing file"
+    "language dialect",  # CMake: 'requires the language dialect "CUDA17"'
 )
 
 
