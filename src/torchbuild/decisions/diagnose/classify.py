@@ -114,6 +114,10 @@ GATE: tuple[str, ...] = (
     "(you have",  # xFormers: "PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)" (xformers/_cpp_lib.py)
     "writing file",  # ptxas: "Internal error: writing file"
     "language dialect",  # CMake: 'requires the language dialect "CUDA17"'
+    "must be installed",  # pybind's cmake_example setup.py: "CMake must be installed to build ..."
+    "developer path",  # macOS xcrun: "invalid active developer path"
+    "externally-managed",  # pip (PEP 668): "error: externally-managed-environment"
+    "invalid command",  # setuptools: "invalid command 'bdist_wheel'"
 )
 
 
