@@ -118,6 +118,10 @@ GATE: tuple[str, ...] = (
     "developer path",  # macOS xcrun: "invalid active developer path"
     "externally-managed",  # pip (PEP 668): "error: externally-managed-environment"
     "invalid command",  # setuptools: "invalid command 'bdist_wheel'"
+    "No such operator",  # torch: "No such operator torchvision::nms"
+    "nsatisfiable",  # conda: "UnsatisfiableError: ... incompatible with each other"
+    "ACCESS_VIOLATION",  # nvcc on Windows: "'cicc' died with status 0xC0000005 (ACCESS_VIOLATION)"
+    "C1001",  # MSVC: "fatal error C1001: Internal compiler error."
 )
 
 
