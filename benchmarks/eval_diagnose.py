@@ -23,6 +23,7 @@ import argparse
 import contextlib
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,15 +42,24 @@ FAMILIES = families()
 FAMILY_OF = {c: fam for fam, ids in FAMILIES.items() for c in ids}
 
 
+def _batch_arg(text: str) -> str:
+    """``--batch``: a batch number, ``N+`` or ``all``."""
+    if text == "all" or re.fullmatch(r"\d+\+?", text):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r}: give a batch number (3), N+ (2+) or all")
+
+
 def load_index(split: str = "all", batch: str = "all") -> list[dict]:
     """Rows of index.toml, filtered by split ("dev", "holdout" or "all") and batch
-    ("1": the first 84 logs, "2": the logs added for issue 11, "3", "4", "5": its later rounds, "2+": every
-    batch from 2 on, "all")."""
+    ("1": the first 84 logs, "2": the logs added for issue 11, "3", "4", ...: its later rounds, "N+": batch N
+    and every later one, "all")."""
     rows = tomllib.loads((CORPUS / "index.toml").read_text())["log"]
 
     def in_batch(r: dict) -> bool:
         b = int(r.get("batch", 1))
-        return batch == "all" or (batch == "2+" and b >= 2) or str(b) == batch
+        if batch.endswith("+"):
+            return b >= int(batch[:-1])
+        return batch == "all" or str(b) == batch
 
     return [r for r in rows if (split == "all" or r["split"] == split) and in_batch(r)]
 
@@ -111,10 +121,11 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument(
         "--batch",
-        choices=("1", "2", "3", "4", "5", "2+", "all"),
+        type=_batch_arg,
         default="all",
         help="1: the first 84 logs; 2: the logs added for issue 11 (split by hash); "
-        "3, 4, 5: its later rounds; 2+: every batch added after the issue was filed; all",
+        "3, 4, ...: its later rounds; N+: batch N and every later one (2+: every batch added after the "
+        "issue was filed); all",
     )
     ap.add_argument("--families", action="store_true", help="print the per-family table")
     a = ap.parse_args()
