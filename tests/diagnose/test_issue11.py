@@ -145,6 +145,50 @@ def test_libcuda_at_link_is_the_driver_library_not_the_toolkit():
     assert _diag(["/usr/bin/ld: cannot find -lcudart"]).root.cause_id == "cuda_toolkit_incomplete"
 
 
+def test_none_from_torch_cuda_version_in_a_setup_py_is_the_cpu_only_torch():
+    """openvinotoolkit/openvino.genai#163 (batch 6, dev): auto-gptq's setup.py read
+    torch.version.cuda (None in a CPU-only torch) and crashed on .split()."""
+    d = _diag(_lines("cpuonly-autogptq-pip-macos-cuda-version-none.log"))
+    assert d.root.cause_id == "torch_cpu_only" and d.root.confidence == 0.6
+    # the same AttributeError without the code line that reads the CUDA version says nothing
+    other = [ln for ln in _lines("cpuonly-autogptq-pip-macos-cuda-version-none.log") if "CUDA_VERSION" not in ln]
+    assert _diag(other).root.cause_id == "unknown"
+
+
+def test_torch_config_not_found_under_pip_isolation_is_torch_missing_in_the_build_env():
+    """tatsy/torchmcubes#29 (batch 6, dev): find_package(Torch) in pip's isolated build.  The
+    log alone cannot tell a C++ project from a pip build (both reported, neither sure); with
+    pip's isolated-build line of another real log before it (isolation-autogptq-pymport.log)
+    the missing torch in the build environment is the root; with a cmake command line, the
+    CMAKE_PREFIX_PATH."""
+    alone = _diag(_lines("buildiso-torchmcubes-torchconfig-cmake-isolated.log"))
+    assert [c.cause_id for c in alone.causes[:2]] == ["torch_cmake_config_not_found", "torch_missing_in_build_env"]
+    assert alone.root.confidence <= 0.6
+    pip = [ln for ln in _lines("isolation-autogptq-pymport.log") if "Installing build dependencies" in ln]
+    assert pip
+    d = _diag(pip + _lines("buildiso-torchmcubes-torchconfig-cmake-isolated.log"))
+    assert [c.cause_id for c in d.causes[:2]] == ["torch_missing_in_build_env", "torch_cmake_config_not_found"]
+    by_hand = _diag(
+        ["$ cmake -DCMAKE_PREFIX_PATH=/opt/libtorch .."] + _lines("buildiso-torchmcubes-torchconfig-cmake-isolated.log")
+    )
+    assert by_hand.root.cause_id == "torch_cmake_config_not_found" and by_hand.root.confidence >= 0.9
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("ice-rocm-pytorch-hcc-llc-crash-gfx900.log", "internal_compiler_error"),  # LLVM stack dump
+        ("cudahome-db-dcn-cuda-home-path-list.log", "cuda_toolkit_not_found"),  # unable to execute nvcc
+        ("fetch-causal-conv1d-wheel-url-remote-closed.log", "source_fetch_failed"),  # http.client
+        ("import-torchaudio-macos-stale-nightly-recordfunction.log", "torch_extension_mismatch"),  # dyld
+        ("import-torchaudio-from-clone-ext-not-available.log", "import_from_source_dir"),
+    ],
+)
+def test_batch6_dev_logs_name_their_cause(name, cause):
+    """Batch 6 dev logs whose messages now have signatures (written from the tools' messages)."""
+    assert _diag(_lines(name)).root.cause_id == cause
+
+
 def test_cuda_cause_in_a_rocm_build_is_only_a_guess():
     # the ROCm build command of ROCm/pytorch#728, then the CUDA header error of
     # NVlabs/imaginaire#154 (two real logs one after the other)

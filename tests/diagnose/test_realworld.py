@@ -29,8 +29,9 @@ ROWS = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
 #: a log must say why (fix it, or lower the floor in the same commit with the reason).
 #: Batch 5 (75 logs, 33 of them held out and never tuned for) brought the whole corpus, after
 #: its dev work, to 372/393 (94.7%) and 2/393 wrong at high confidence: the floor is 0.94 from
-#: then on (still above the issue's goal of 90%), the ceiling unchanged.
-ACCURACY_FLOOR = 0.94
+#: then on (still above the issue's goal of 90%), the ceiling unchanged.  Batch 6 (76 logs, 31
+#: held out) likewise: 440/469 (93.8%), 4/469 wrong at high confidence, after its dev work: 0.93.
+ACCURACY_FLOOR = 0.93
 WRONG_HIGH_CEILING = 0.01
 
 

@@ -7,9 +7,10 @@ C++ ABI, errors inside ``<tuple>`` because nvcc does not support that GCC at all
 Signatures match lines; this module looks at what else the log says and re-orders
 (or qualifies) the causes:
 
-* :class:`ContextCollector` keeps a few facts while the log streams by (bounded):
-  versions printed (torch, CUDA, GCC), ``-D_GLIBCXX_USE_CXX11_ABI`` flags, where
-  torch was imported from, ROCm markers, pip's dependency conflicts;
+* :class:`~torchbuild.decisions.diagnose_context.ContextCollector` keeps a few facts while
+  the log streams by (bounded): versions printed (torch, CUDA, GCC),
+  ``-D_GLIBCXX_USE_CXX11_ABI`` flags, where torch was imported from, ROCm markers, code that
+  reads torch's CUDA version, pip's isolated builds;
 * :func:`reason` applies the rules below to the causes the signatures gave and
   returns the new cause list (root first) with notes for the person.  When the log
   cannot tell two causes apart, both are reported in order, with lowered confidence.
@@ -22,128 +23,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
-__all__ = ["LogContext", "ContextCollector", "reason", "UNDECIDED_CAP"]
+from .diagnose_context import ContextCollector, LogContext
+
+__all__ = ["LogContext", "ContextCollector", "reason", "UNDECIDED_CAP", "SignatureHit"]
 
 #: Confidence of each cause when the log cannot tell two causes apart.
 UNDECIDED_CAP = 0.55
-#: Facts of one kind kept (memory bound).
-MAX_FACTS = 16
-
-_ANCHORS = (
-    "torch",
-    "cuda",
-    "CUDA",
-    "c++/",
-    "gcc",
-    "GCC",
-    "_GLIBCXX_USE_CXX11_ABI",
-    "rocm",
-    "ROCm",
-    "hipcc",
-    "HIP",
-    "-std=",
-    "release ",
-    "but you have",
-)
-_TORCH_VER = re.compile(
-    r"(?:\btorch(?:==|-|\s+version[:\s]+|\s+)|PyTorch version:\s*|^pytorch\s+)(?P<v>\d+\.\d+(?:\.\d+)?(?:[+.\w]*)?)"
-)
-_CONDA_FORGE_TORCH = re.compile(r"^(?:lib)?(?:py)?torch\s+\d+\.\d+\S*\s+\S*\s+conda-forge\b")
-_CUDA_VER = re.compile(
-    r"(?:release (?P<a>\d+\.\d+), V\d|CUDA Version:?\s*(?P<b>\d+\.\d+)|cuda-(?P<c>\d+\.\d+)\b"
-    r"|cudatoolkit[=\s]+(?P<d>\d+\.\d+)"
-    r"|CUDA runtime version:\s*(?P<e>\d+\.\d+)|\+cu(?P<f>\d{3})\b|CUDA[/ ]v?(?P<g>\d+\.\d+)\b)"
-)
-_GCC_MAJOR = re.compile(
-    r"/include/c\+\+/(?P<a>\d+)(?:\.\d+)*/|\bgcc(?:-| version |\s+\(.*?\)\s+)(?P<b>\d+)(?:\.\d+)+|\bGCC (?P<c>\d+)\.\d+"
-)
-_ABI_FLAG = re.compile(r"_GLIBCXX_USE_CXX11_ABI=(?P<v>[01])")
-_TORCH_IMPORT = re.compile(r"""File ["']?(?P<p>[^"'\s]*[/\\]torch[/\\](?:__init__|_ops|nn[/\\]\S+)\.py)""")
-_TORCH_INIT_IPY = re.compile(r"^(?P<p>\S*[/\\]torch[/\\]__init__\.py) in <module>")
-_STD = re.compile(r"-std=(?:c|gnu)\+\+(?P<v>\d\w)")
 _CUDA_SO = re.compile(
     r"lib(?:cudart|cublas\w*|cudnn\w*|cufft\w*|curand|cusparse|cusolver\w*|nvrtc|nccl|nvToolsExt)\.so\.(?P<v>\d+(?:\.\d+)?)"
 )
-#: ROCm's runtime libraries with the ROCm major in their soname (libamdhip64.so.5 is ROCm 5.x):
-#: https://github.com/ROCm/clr/blob/rocm-6.0.0/hipamd/CMakeLists.txt (HIP's SOVERSION follows the ROCm major).
+#: ROCm's runtime libraries, versioned by the ROCm major in their soname (ROCm/apex#73: ROCm 5.0.2
+#: ships libamdhip64.so.5, ROCm 4.5.2 libamdhip64.so.4).
 _ROCM_SO = re.compile(
     r"lib(?:amdhip64|hiprtc|rocblas|MIOpen|rccl|hipblas\w*|hipsparse|hipfft|rocfft|roctracer64|hsa-runtime64)"
     r"\.so\.(?P<v>\d+)"
 )
-
-
-@dataclass
-class LogContext:
-    """Facts from the whole log (each list holds at most :data:`MAX_FACTS` items, in order).
-
-    :param torch_versions: torch versions printed (``2.4.0``, ``1.10.0+cu111``).
-    :param torch_conda_forge: a conda-forge build of torch is listed (built with the
-        new C++ ABI, unlike pip wheels before torch 2.7).
-    :param cuda_versions: CUDA versions mentioned (``11.8``; ``+cu118`` is ``11.8``).
-    :param gcc_majors: GCC major versions seen (``/usr/include/c++/11/``, ``gcc 9.4.0``).
-    :param abi_flags: values of ``-D_GLIBCXX_USE_CXX11_ABI`` seen (``"0"``, ``"1"``).
-    :param torch_imports: paths of torch's own modules in tracebacks.
-    :param std_flags: C++ standards passed with ``-std=`` (``"14"``, ``"17"``).
-    :param rocm: the log is a ROCm/HIP build (hipcc, /opt/rocm, HIP_PLATFORM).
-    """
-
-    torch_versions: list[str] = field(default_factory=list)
-    torch_conda_forge: bool = False
-    cuda_versions: list[str] = field(default_factory=list)
-    gcc_majors: list[int] = field(default_factory=list)
-    abi_flags: set[str] = field(default_factory=set)
-    torch_imports: list[str] = field(default_factory=list)
-    std_flags: list[str] = field(default_factory=list)
-    rocm: bool = False
-
-
-def _add(xs: list, x: object) -> None:  # type: ignore[type-arg]
-    if len(xs) < MAX_FACTS and x not in xs:
-        xs.append(x)
-
-
-class ContextCollector:
-    """Collects a :class:`LogContext` from lines fed in order (cheap: a line is looked
-    at only when it contains one of a few anchor words)."""
-
-    def __init__(self) -> None:
-        self.ctx = LogContext()
-
-    def feed(self, body: str) -> None:
-        """Look at one normalised line."""
-        if not any(map(body.__contains__, _ANCHORS)):
-            return
-        c = self.ctx
-        if "torch" in body:
-            m = _TORCH_VER.search(body)
-            if m:
-                _add(c.torch_versions, m.group("v"))
-            if "conda-forge" in body and _CONDA_FORGE_TORCH.search(body):
-                c.torch_conda_forge = True
-            if len(c.torch_imports) < MAX_FACTS:
-                m = _TORCH_IMPORT.search(body) or _TORCH_INIT_IPY.search(body)
-                if m:
-                    _add(c.torch_imports, m.group("p"))
-        if "cuda" in body or "CUDA" in body or "release " in body:
-            for m in _CUDA_VER.finditer(body):
-                v = next(g for g in m.groups() if g)
-                if len(v) == 3 and "." not in v:  # +cu118
-                    v = f"{v[:2]}.{v[2]}"
-                _add(c.cuda_versions, v)
-        if "c++/" in body or "gcc" in body or "GCC" in body:
-            for m in _GCC_MAJOR.finditer(body):
-                _add(c.gcc_majors, int(next(g for g in m.groups() if g)))
-        if "_GLIBCXX_USE_CXX11_ABI" in body:
-            for m in _ABI_FLAG.finditer(body):
-                c.abi_flags.add(m.group("v"))
-        if "-std=" in body:
-            for m in _STD.finditer(body):
-                _add(c.std_flags, m.group("v"))
-        if not c.rocm and ("hipcc" in body or "/opt/rocm" in body or "HIP_PLATFORM" in body or "ROCm" in body):
-            c.rocm = True
 
 
 class _CauseLike(Protocol):
@@ -453,4 +350,56 @@ def reason(
                 "compilers die, so the disk is the likelier root."
             )
             return out, notes
+
+    # 9. a setup.py that crashed on None while reading torch's CUDA version: torch.version.cuda
+    #    is None in a CPU-only torch (openvino.genai#163: auto-gptq's setup.py, macOS).
+    if (
+        root.cause_id == "unknown"
+        and ctx.cuda_version_code
+        and any("'NoneType' object has no attribute" in e.text for e in getattr(root, "evidence", []))
+    ):
+        first = _as(
+            root,
+            "torch_cpu_only",
+            0.6,
+            "The build script read torch's CUDA version and got None: the installed torch is a CPU-only build "
+            "(torch.version.cuda is None), and this package builds only against a CUDA torch.",
+            "Install a CUDA build of torch (pip install torch --index-url https://download.pytorch.org/whl/<cuXXX>), "
+            "or set the package's CUDA-version variable if it supports a CPU build.",
+            "https://github.com/openvinotoolkit/openvino.genai/issues/163",
+        )
+        out = [first, *rest]
+        notes.append("A NoneType error right after code that reads torch's CUDA version: a CPU-only torch.")
+        return out, notes
+
+    # 10. find_package(Torch) failed inside pip's isolated build environment: torch is not
+    #     installed there (tatsy/torchmcubes#29; scikit-build-core and setuptools both).
+    if root.cause_id == "torch_cmake_config_not_found" and ctx.pip_isolated and not ctx.no_build_isolation:
+        first = _as(
+            root,
+            "torch_missing_in_build_env",
+            0.7,
+            "CMake's find_package(Torch) ran in pip's isolated build environment, which has no torch: the package "
+            "does not declare torch as a build requirement.",
+            "pip install --no-build-isolation <pkg> with torch installed (or add torch to the package's "
+            "build-system.requires).",
+            "https://github.com/tatsy/torchmcubes/pull/29",
+        )
+        out = [first, _cap(root, UNDECIDED_CAP), *rest]
+        notes.append("pip built this in an isolated environment: torch is not installed there.")
+        return out, notes
+    if root.cause_id == "torch_cmake_config_not_found" and not ctx.cmake_by_hand:
+        # the log shows neither pip nor a cmake command: a C++ project without CMAKE_PREFIX_PATH,
+        # or a Python package built by pip in isolation; both are reported (tatsy/torchmcubes#29).
+        second = _as(
+            root,
+            "torch_missing_in_build_env",
+            UNDECIDED_CAP - 0.05,
+            "If pip ran this build, torch is missing from pip's isolated build environment.",
+            "pip install --no-build-isolation <pkg> with torch installed.",
+            "https://github.com/tatsy/torchmcubes/pull/29",
+        )
+        out = [_cap(root, 0.6), second, *rest]
+        notes.append("The log does not show whether CMake ran by hand or under pip: both causes are listed.")
+        return out, notes
     return out, notes

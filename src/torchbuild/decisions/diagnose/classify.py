@@ -122,6 +122,12 @@ GATE: tuple[str, ...] = (
     "nsatisfiable",  # conda: "UnsatisfiableError: ... incompatible with each other"
     "ACCESS_VIOLATION",  # nvcc on Windows: "'cicc' died with status 0xC0000005 (ACCESS_VIOLATION)"
     "C1001",  # MSVC: "fatal error C1001: Internal compiler error."
+    "Program arguments",  # LLVM's crash report: "0.  Program arguments: /opt/rocm/hcc/bin/llc ..."
+    "PLEASE submit",  # LLVM: "PLEASE submit a bug report to ... and include the crash backtrace"
+    "onnection",  # Python: "Remote end closed connection without response", "ConnectionResetError"
+    "HTTPSConnectionPool",
+    "Symbol not found",  # dyld: "Symbol not found: __ZN2at..."
+    "extension is not",  # torchaudio: "torchaudio C++ extension is not available"
 )
 
 

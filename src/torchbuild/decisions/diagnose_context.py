@@ -1,0 +1,151 @@
+"""What a build log says besides its errors, collected while it streams by (pure).
+
+:class:`ContextCollector` keeps a few facts (bounded): versions printed (torch, CUDA, GCC),
+``-D_GLIBCXX_USE_CXX11_ABI`` flags, where torch was imported from, ROCm markers, code that
+reads torch's CUDA version, whether pip built in isolation or CMake ran by hand.
+:mod:`torchbuild.decisions.diagnose_reasons` uses them to prefer a root over a symptom.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["LogContext", "ContextCollector", "MAX_FACTS"]
+
+#: Facts of one kind kept (memory bound).
+MAX_FACTS = 16
+
+_ANCHORS = (
+    "torch",
+    "cuda",
+    "CUDA",
+    "c++/",
+    "gcc",
+    "GCC",
+    "_GLIBCXX_USE_CXX11_ABI",
+    "rocm",
+    "ROCm",
+    "hipcc",
+    "HIP",
+    "-std=",
+    "release ",
+    "but you have",
+    "CUDA_VERSION",
+    "cuda_version",
+    "Installing build dependencies",
+    "pip-build-env",
+    "build-isolation",
+    "cmake ",
+    "-DCMAKE_PREFIX_PATH",
+    "Torch_DIR",
+)
+_TORCH_VER = re.compile(
+    r"(?:\btorch(?:==|-|\s+version[:\s]+|\s+)|PyTorch version:\s*|^pytorch\s+)(?P<v>\d+\.\d+(?:\.\d+)?(?:[+.\w]*)?)"
+)
+_CONDA_FORGE_TORCH = re.compile(r"^(?:lib)?(?:py)?torch\s+\d+\.\d+\S*\s+\S*\s+conda-forge\b")
+_CUDA_VER = re.compile(
+    r"(?:release (?P<a>\d+\.\d+), V\d|CUDA Version:?\s*(?P<b>\d+\.\d+)|cuda-(?P<c>\d+\.\d+)\b"
+    r"|cudatoolkit[=\s]+(?P<d>\d+\.\d+)"
+    r"|CUDA runtime version:\s*(?P<e>\d+\.\d+)|\+cu(?P<f>\d{3})\b|CUDA[/ ]v?(?P<g>\d+\.\d+)\b)"
+)
+_GCC_MAJOR = re.compile(
+    r"/include/c\+\+/(?P<a>\d+)(?:\.\d+)*/|\bgcc(?:-| version |\s+\(.*?\)\s+)(?P<b>\d+)(?:\.\d+)+|\bGCC (?P<c>\d+)\.\d+"
+)
+_ABI_FLAG = re.compile(r"_GLIBCXX_USE_CXX11_ABI=(?P<v>[01])")
+_TORCH_IMPORT = re.compile(r"""File ["']?(?P<p>[^"'\s]*[/\\]torch[/\\](?:__init__|_ops|nn[/\\]\S+)\.py)""")
+_TORCH_INIT_IPY = re.compile(r"^(?P<p>\S*[/\\]torch[/\\]__init__\.py) in <module>")
+#: Code that reads torch's CUDA version (setup.py scripts print it in their traceback).
+_CUDA_VERSION_CODE = re.compile(r"torch\.version\.cuda|cuda_version\b.*[=(]|CUDA_VERSION\b.*[=(]", re.IGNORECASE)
+_STD = re.compile(r"-std=(?:c|gnu)\+\+(?P<v>\d\w)")
+
+
+@dataclass
+class LogContext:
+    """Facts from the whole log (each list holds at most :data:`MAX_FACTS` items, in order).
+
+    :param torch_versions: torch versions printed (``2.4.0``, ``1.10.0+cu111``).
+    :param torch_conda_forge: a conda-forge build of torch is listed (built with the
+        new C++ ABI, unlike pip wheels before torch 2.7).
+    :param cuda_versions: CUDA versions mentioned (``11.8``; ``+cu118`` is ``11.8``).
+    :param gcc_majors: GCC major versions seen (``/usr/include/c++/11/``, ``gcc 9.4.0``).
+    :param abi_flags: values of ``-D_GLIBCXX_USE_CXX11_ABI`` seen (``"0"``, ``"1"``).
+    :param torch_imports: paths of torch's own modules in tracebacks.
+    :param std_flags: C++ standards passed with ``-std=`` (``"14"``, ``"17"``).
+    :param rocm: the log is a ROCm/HIP build (hipcc, /opt/rocm, HIP_PLATFORM).
+    :param cuda_version_code: a line of code that reads torch's CUDA version was printed
+        (``torch.version.cuda``, ``cuda_version``: a setup.py in a traceback).
+    :param pip_isolated: pip built in an isolated build environment (``Installing build
+        dependencies``, a ``pip-build-env-`` path) and ``--no-build-isolation`` was not seen.
+    :param cmake_by_hand: CMake was run by hand (a ``cmake ...`` command line, ``-DCMAKE_PREFIX_PATH``,
+        ``Torch_DIR=``): a C++ project, not a pip build.
+    """
+
+    torch_versions: list[str] = field(default_factory=list)
+    torch_conda_forge: bool = False
+    cuda_versions: list[str] = field(default_factory=list)
+    gcc_majors: list[int] = field(default_factory=list)
+    abi_flags: set[str] = field(default_factory=set)
+    torch_imports: list[str] = field(default_factory=list)
+    std_flags: list[str] = field(default_factory=list)
+    rocm: bool = False
+    cuda_version_code: bool = False
+    pip_isolated: bool = False
+    no_build_isolation: bool = False
+    cmake_by_hand: bool = False
+
+
+def _add(xs: list, x: object) -> None:  # type: ignore[type-arg]
+    if len(xs) < MAX_FACTS and x not in xs:
+        xs.append(x)
+
+
+class ContextCollector:
+    """Collects a :class:`LogContext` from lines fed in order (cheap: a line is looked
+    at only when it contains one of a few anchor words)."""
+
+    def __init__(self) -> None:
+        self.ctx = LogContext()
+
+    def feed(self, body: str) -> None:
+        """Look at one normalised line."""
+        if not any(map(body.__contains__, _ANCHORS)):
+            return
+        c = self.ctx
+        if "torch" in body:
+            m = _TORCH_VER.search(body)
+            if m:
+                _add(c.torch_versions, m.group("v"))
+            if "conda-forge" in body and _CONDA_FORGE_TORCH.search(body):
+                c.torch_conda_forge = True
+            if len(c.torch_imports) < MAX_FACTS:
+                m = _TORCH_IMPORT.search(body) or _TORCH_INIT_IPY.search(body)
+                if m:
+                    _add(c.torch_imports, m.group("p"))
+        if "cuda" in body or "CUDA" in body or "release " in body:
+            for m in _CUDA_VER.finditer(body):
+                v = next(g for g in m.groups() if g)
+                if len(v) == 3 and "." not in v:  # +cu118
+                    v = f"{v[:2]}.{v[2]}"
+                _add(c.cuda_versions, v)
+        if "c++/" in body or "gcc" in body or "GCC" in body:
+            for m in _GCC_MAJOR.finditer(body):
+                _add(c.gcc_majors, int(next(g for g in m.groups() if g)))
+        if "_GLIBCXX_USE_CXX11_ABI" in body:
+            for m in _ABI_FLAG.finditer(body):
+                c.abi_flags.add(m.group("v"))
+        if "-std=" in body:
+            for m in _STD.finditer(body):
+                _add(c.std_flags, m.group("v"))
+        if not c.rocm and ("hipcc" in body or "/opt/rocm" in body or "HIP_PLATFORM" in body or "ROCm" in body):
+            c.rocm = True
+        if not c.cuda_version_code and _CUDA_VERSION_CODE.search(body):
+            c.cuda_version_code = True
+        if "build-isolation" in body:
+            c.no_build_isolation = True
+        if not c.pip_isolated and ("Installing build dependencies" in body or "pip-build-env" in body):
+            c.pip_isolated = True
+        if not c.cmake_by_hand and (
+            body.lstrip("$ ").startswith("cmake ") or "-DCMAKE_PREFIX_PATH" in body or "Torch_DIR=" in body
+        ):
+            c.cmake_by_hand = True
