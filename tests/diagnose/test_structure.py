@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .conftest import diagnose_text
 
 
@@ -145,3 +147,26 @@ def test_json_document_shape():
     assert set(c) >= {"cause_id", "confidence", "line", "evidence", "explanation", "fix", "source"}
     assert c["evidence"][0] == {"line": 1, "text": "nvcc fatal   : Unsupported gpu architecture 'compute_70'"}
     assert set(doc["stats"]) >= {"bytes", "lines", "seconds"}
+
+
+REAL_CONFIGURE = Path(__file__).resolve().parent.parent / "data" / "pytorch-2.6.0-configure-blas-status.log"
+
+
+def test_cmake_status_lines_of_a_real_configure_are_never_the_first_error():
+    """Lines 100-240 of the log of this project's real PyTorch 2.6.0 build (docs/real-builds.md,
+    Debian's source with --system-libs): MKL/BLAS status lines ("--   Library mkl_gf: not found",
+    "-- Cannot find a library with BLAS API. Not using BLAS.") that every configure without MKL
+    prints.  Followed by a compile error no signature knows, the root is that error (unknown),
+    not BLAS; alone, they name BLAS only as a guess."""
+    status = REAL_CONFIGURE.read_text(encoding="utf-8").splitlines()
+    failure = [
+        "FAILED: caffe2/CMakeFiles/torch_cpu.dir/__/aten/src/ATen/native/Foo.cpp.o",
+        "/usr/bin/c++ -c aten/src/ATen/native/Foo.cpp -o Foo.cpp.o",
+        "aten/src/ATen/native/Foo.cpp:12:3: error: 'bar' was not declared in this scope",
+        "ninja: build stopped: subcommand failed.",
+    ]
+    d = diagnose_text("\n".join(status + failure))
+    assert d.root.cause_id == "unknown"
+    assert d.first_error is not None and d.first_error.line == len(status) + 3
+    alone = diagnose_text("\n".join(status))
+    assert alone.root.confidence <= 0.5

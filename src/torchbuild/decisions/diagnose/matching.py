@@ -225,13 +225,19 @@ class Scanner:
         if _SNIPPET.match(body):
             return
         hit = self._match_sigs(body)
-        if hit is not None and hit[0].hint:
+        status = body.startswith("--") and not body.startswith("-- Configuring incomplete")
+        if hit is not None and (hit[0].hint or status):
+            # CMake's status output ("-- Looking for sgemm_ - not found", "--   Library mkl_gf:
+            # not found", "-- Cannot find a library with BLAS API. Not using BLAS.") is context
+            # that a successful configure prints too: never an error of its own, at most a hint
             if len(self.hints) < MAX_HINTS:
                 self.hints.append(
                     _Event(number, body, self.cur_step, hit[0], hit[1], before=list(self.prev), kind=_kind(body))
                 )
                 self._after.append(self.hints[-1])
             hit = None  # the line itself is classified as if nothing matched
+        if status:
+            return
         if hit is not None:
             sig, vals = hit
             if body.startswith("CMake Error"):
