@@ -149,16 +149,22 @@ def test_json_document_shape():
     assert set(doc["stats"]) >= {"bytes", "lines", "seconds"}
 
 
-REAL_CONFIGURE = Path(__file__).resolve().parent.parent / "data" / "pytorch-2.6.0-configure-blas-status.log"
+#: Lines 1-609 (torchbuild's workarounds, pip, the whole CMake configure) and 805-830 (ninja steps with
+#: GCC warnings) of the log of this project's real PyTorch 2.6.0 build (docs/real-builds.md, Debian's
+#: source with --system-libs, CPU only): the noise every real PyTorch log carries.
+REAL_BUILD = Path(__file__).resolve().parent.parent / "data" / "pytorch-2.6.0-build-excerpt.log"
+CORPUS = Path(__file__).resolve().parent / "realworld"
+
+
+def _real_build_lines() -> list[str]:
+    return REAL_BUILD.read_text(encoding="utf-8").splitlines()
 
 
 def test_cmake_status_lines_of_a_real_configure_are_never_the_first_error():
-    """Lines 100-240 of the log of this project's real PyTorch 2.6.0 build (docs/real-builds.md,
-    Debian's source with --system-libs): MKL/BLAS status lines ("--   Library mkl_gf: not found",
-    "-- Cannot find a library with BLAS API. Not using BLAS.") that every configure without MKL
-    prints.  Followed by a compile error no signature knows, the root is that error (unknown),
-    not BLAS; alone, they name BLAS only as a guess."""
-    status = REAL_CONFIGURE.read_text(encoding="utf-8").splitlines()
+    """The real configure's MKL/BLAS status lines ("--   Library mkl_gf: not found", "-- Cannot
+    find a library with BLAS API. Not using BLAS.") followed by a compile error no signature
+    knows: the root is that error (unknown), not BLAS (it was blas_not_found from line 117)."""
+    status = _real_build_lines()
     failure = [
         "FAILED: caffe2/CMakeFiles/torch_cpu.dir/__/aten/src/ATen/native/Foo.cpp.o",
         "/usr/bin/c++ -c aten/src/ATen/native/Foo.cpp -o Foo.cpp.o",
@@ -168,5 +174,30 @@ def test_cmake_status_lines_of_a_real_configure_are_never_the_first_error():
     d = diagnose_text("\n".join(status + failure))
     assert d.root.cause_id == "unknown"
     assert d.first_error is not None and d.first_error.line == len(status) + 3
-    alone = diagnose_text("\n".join(status))
-    assert alone.root.confidence <= 0.5
+    # the configure alone (no failure): its status lines name no cause
+    assert diagnose_text("\n".join(status[:230])).root.confidence <= 0.5
+
+
+def test_real_logs_after_a_real_pytorch_configure_keep_their_cause():
+    """Every dev log of the corpus, printed after the real PyTorch 2.6.0 configure and build
+    steps, keeps its root cause: the configure's "ROCM_PATH ... /opt/rocm does not exist.
+    Building without ROCm support." no longer makes every CUDA cause a ROCm guess, and its
+    status hints ("-- Cannot find a library with BLAS API") no longer name BLAS for an
+    unknown failure after "-- Build files have been written"."""
+    import tomllib
+
+    noise = _real_build_lines()
+    rows = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
+    changed = []
+    for r in rows:
+        if r["split"] != "dev":
+            continue
+        lines = (CORPUS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines()
+        alone = diagnose_text("\n".join(lines)).root
+        after = diagnose_text("\n".join(noise + lines)).root
+        if alone.cause_id != after.cause_id or (alone.confidence >= 0.7) != (after.confidence >= 0.7):
+            changed.append((r["file"], alone.cause_id, alone.confidence, after.cause_id, after.confidence))
+    # torch versions and cmake commands of the real log are context the reasoning may use
+    # (rightly): only the ABI/torch-config decisions may change their confidence
+    allowed = {"cxx_abi_mismatch", "torch_cmake_config_not_found"}
+    assert [c for c in changed if not (c[1] == c[3] and c[1] in allowed)] == []

@@ -57,6 +57,10 @@ _TORCH_IMPORT = re.compile(r"""File ["']?(?P<p>[^"'\s]*[/\\]torch[/\\](?:__init_
 _TORCH_INIT_IPY = re.compile(r"^(?P<p>\S*[/\\]torch[/\\]__init__\.py) in <module>")
 #: Code that reads torch's CUDA version (setup.py scripts print it in their traceback).
 _CUDA_VERSION_CODE = re.compile(r"torch\.version\.cuda|cuda_version\b.*[=(]|CUDA_VERSION\b.*[=(]", re.IGNORECASE)
+#: A line that says ROCm is absent: every CUDA or CPU configure of PyTorch prints "ROCM_PATH environment
+#: variable is not set and /opt/rocm does not exist." and "Building without ROCm support."
+#: (cmake/public/LoadHIP.cmake, v2.6.0).
+_NO_ROCM = re.compile(r"without ROCm|does not exist|is not set|USE_ROCM\s*:?\s*(?:OFF|0|False)\b", re.IGNORECASE)
 _STD = re.compile(r"-std=(?:c|gnu)\+\+(?P<v>\d\w)")
 
 
@@ -137,7 +141,11 @@ class ContextCollector:
         if "-std=" in body:
             for m in _STD.finditer(body):
                 _add(c.std_flags, m.group("v"))
-        if not c.rocm and ("hipcc" in body or "/opt/rocm" in body or "HIP_PLATFORM" in body or "ROCm" in body):
+        if (
+            not c.rocm
+            and ("hipcc" in body or "/opt/rocm" in body or "HIP_PLATFORM" in body or "ROCm" in body)
+            and not _NO_ROCM.search(body)
+        ):
             c.rocm = True
         if not c.cuda_version_code and _CUDA_VERSION_CODE.search(body):
             c.cuda_version_code = True

@@ -193,6 +193,10 @@ class Scanner:
             self.prev.append(Evidence(number, text))
             return
         self._ctx.feed(body)
+        if self.hints and body.startswith("-- Build files have been written"):
+            # CMake's configure succeeded: its status hints ("-- Could NOT find X") did not stop
+            # this build, so they explain nothing that fails after this line
+            self.hints.clear()
         if body[0] == "[" and _PROGRESS.match(body):
             # another job's progress: ends the current ninja step's output
             self.cur_step = -1
