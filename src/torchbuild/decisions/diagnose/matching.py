@@ -26,6 +26,9 @@ from .classify import (
 from .model import CMAKE_JOIN_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine, Evidence, Step
 from .signatures import Signature, load_signatures
 
+#: A Python warning line ("...py:368: UserWarning: ...", "FutureWarning: ...").
+_PY_WARNING = re.compile(r"(?:^|[\s:])[A-Z]\w*Warning: ")
+
 
 # ----------------------------------------------------------------------- engine
 @dataclass
@@ -230,6 +233,12 @@ class Scanner:
             return
         hit = self._match_sigs(body)
         status = body.startswith("--") and not body.startswith("-- Configuring incomplete")
+        if hit is not None and hit[0].cause == "python_dependency_missing" and _PY_WARNING.search(body):
+            # a module named missing in a Python warning is an optional one ("UserWarning: Failed to
+            # initialize NumPy: No module named 'numpy'", printed by every torch import without
+            # numpy): context, not the failure.  Other warnings keep their weight: they quote the
+            # real failure ("UserWarning: Failed to load image Python extension: ... undefined symbol")
+            return
         if hit is not None and (hit[0].hint or status):
             # CMake's status output ("-- Looking for sgemm_ - not found", "--   Library mkl_gf:
             # not found", "-- Cannot find a library with BLAS API. Not using BLAS.") is context
