@@ -180,9 +180,9 @@ def test_cmake_status_lines_of_a_real_configure_are_never_the_first_error():
     assert diagnose_text("\n".join(status[:230])).root.confidence <= 0.5
 
 
-#: The whole log of this project's real build of torch-cluster 1.6.3 from its PyPI sdist (issue 10's demo:
-#: `torchbuild build torch-cluster==1.6.3`, pip wheel, CPU): torch's "UserWarning: Failed to initialize NumPy: No module named
-#: 'numpy'" and setuptools' warnings.
+#: The whole log of this project's real build of torch-cluster 1.6.3 from its PyPI sdist (issue 10's
+#: demo: `torchbuild build torch-cluster==1.6.3`, pip wheel, CPU): torch's "UserWarning: Failed to
+#: initialize NumPy: No module named 'numpy'" and setuptools' warnings.
 REAL_EXT_BUILD = Path(__file__).resolve().parent.parent / "data" / "torch-cluster-1.6.3-pip-wheel.log"
 
 
