@@ -128,6 +128,13 @@ GATE: tuple[str, ...] = (
     "HTTPSConnectionPool",
     "Symbol not found",  # dyld: "Symbol not found: __ZN2at..."
     "extension is not",  # torchaudio: "torchaudio C++ extension is not available"
+    "given source",  # CMake: 'add_subdirectory given source "X" which is not an existing directory.'
+    "No url found",  # git: "No url found for submodule path 'x' in .gitmodules"
+    "curl: (",  # curl: "curl: (6) Could not resolve host: github.com"
+    "urlopen error",  # urllib: "<urlopen error [Errno -3] Temporary failure in name resolution>"
+    "CERTIFICATE_VERIFY_FAILED",
+    "only available",  # GCC: "inline variables are only available with '-std=c++17'", "... from C++17 onwards"
+    "C2429",  # MSVC: "language feature 'X' requires compiler flag '/std:c++17'"
 )
 
 
