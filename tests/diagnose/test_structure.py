@@ -210,3 +210,41 @@ def test_real_logs_after_a_real_build_keep_their_cause(noise_file):
     # (rightly): only the ABI/torch-config decisions may change their confidence
     allowed = {"cxx_abi_mismatch", "torch_cmake_config_not_found"}
     assert [c for c in changed if not (c[1] == c[3] and c[1] in allowed)] == []
+
+
+def _ansi(line: str) -> str:
+    """GCC's colours as a CI log keeps them (``-fdiagnostics-color=always``)."""
+    import re
+
+    line = re.sub(r"\b(error|fatal error)(:)", "\x1b[01;31m\x1b[K\\1\\2\x1b[m\x1b[K", line)
+    return re.sub(r"\b(warning)(:)", "\x1b[01;35m\x1b[K\\1\\2\x1b[m\x1b[K", line)
+
+
+FRAMES = {
+    "ansi-colours": _ansi,
+    "crlf": lambda line: line + "\r",
+    "github-quote": lambda line: "> " + line,
+    "ci-timestamp": lambda line: "2024-05-01T12:00:00.1234567Z " + line,
+    "pip-frame": lambda line: "      │ " + line,
+}
+
+
+@pytest.mark.parametrize("frame", sorted(FRAMES))
+def test_dev_logs_keep_their_cause_in_any_frame(frame):
+    """Every dev log of the corpus keeps its root cause when each line is coloured, quoted,
+    timestamped or framed the way logs reach us (a CMake message's continuation lines were
+    lost behind a timestamp, a quote marker or pip's frame; colours hid 19 causes)."""
+    import tomllib
+
+    f = FRAMES[frame]
+    rows = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
+    changed = []
+    for r in rows:
+        if r["split"] != "dev":
+            continue
+        lines = (CORPUS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines()
+        a = diagnose_text("\n".join(lines)).root.cause_id
+        b = diagnose_text("\n".join(f(x) for x in lines)).root.cause_id
+        if a != b:
+            changed.append((r["file"], a, b))
+    assert changed == []

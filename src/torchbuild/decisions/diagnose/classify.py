@@ -248,9 +248,37 @@ _COMMANDISH = re.compile(
 )
 
 
+#: Terminal colour and cursor sequences (GCC's ``ESC[01;31mESC[K``error``ESC[mESC[K``, kept by CI logs).
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+#: The frame around a line, without the indentation after it: a CI timestamp or docker step,
+#: GitHub's quote markers, pip's ``│`` (a CMake message's continuation lines keep their indent).
+_FRAME = re.compile(
+    r"^(?:\ufeff)?(?:"
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"
+    r"|#\d+ \d+\.\d+ "
+    r"|\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s?"
+    r"|\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s?"
+    r")?(?:> ?)*(?:\s*[│║┃] ?)?"
+)
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without terminal escape sequences (cheap when there are none)."""
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+def unframe(text: str) -> str:
+    """The line without its frame (CI timestamp, quote markers, pip's ``│``) and colours,
+    keeping the indentation after the frame (CMake's continuation lines are indented)."""
+    text = strip_ansi(text)
+    m = _FRAME.match(text)
+    return text[m.end() :] if m and m.end() else text
+
+
 def normalize(text: str) -> str:
     """The line without CI prefixes (timestamps, docker step numbers), pip frames
-    (``│``, ``╰─>``) and surrounding whitespace."""
+    (``│``, ``╰─>``), terminal colours and surrounding whitespace."""
+    text = strip_ansi(text)
     m = _PREFIX.match(text)
     if m and m.end():
         text = text[m.end() :]

@@ -22,6 +22,7 @@ from .classify import (
     _is_error_not_command,
     _kind,
     normalize,
+    unframe,
 )
 from .model import CMAKE_JOIN_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine, Evidence, Step
 from .signatures import Signature, load_signatures
@@ -176,15 +177,17 @@ class Scanner:
                 self._ctx.feed(text.strip())
                 self.prev.append(Evidence(number, text))
                 return
-        # CMake message continuation: indented or blank lines
+        # CMake message continuation: indented or blank lines (seen without a CI timestamp,
+        # quote marker or pip frame in front, which would hide the indent)
         if self._cmake is not None:
-            if text.startswith(" ") or not text.strip():
-                if not text.strip():
+            raw = unframe(text)
+            if raw.startswith(" ") or not raw.strip():
+                if not raw.strip():
                     self._cmake_blank += 1
                 else:
                     self._cmake_blank = 0
                 if self._cmake_blank < 3 and len(self._cmake) < CMAKE_JOIN_LINES:
-                    self._cmake.append(Evidence(number, text))
+                    self._cmake.append(Evidence(number, raw))
                     # still look at the line itself below (it may be a signature)
                 else:
                     self._close_cmake()
@@ -255,7 +258,7 @@ class Scanner:
             sig, vals = hit
             if body.startswith("CMake Error"):
                 self._new_step(number, body)
-                self._cmake, self._cmake_step, self._cmake_blank = [Evidence(number, text)], self.cur_step, 0
+                self._cmake, self._cmake_step, self._cmake_blank = [Evidence(number, body)], self.cur_step, 0
             self._add_event(_Event(number, body, self.cur_step, sig, vals, before=list(self.prev), kind=_kind(body)))
             return
         if _SUMMARY.search(body):
@@ -270,5 +273,5 @@ class Scanner:
         if _ERROR.search(body):
             if body.startswith("CMake Error"):
                 self._new_step(number, body)
-                self._cmake, self._cmake_step, self._cmake_blank = [Evidence(number, text)], self.cur_step, 0
+                self._cmake, self._cmake_step, self._cmake_blank = [Evidence(number, body)], self.cur_step, 0
             self._add_event(_Event(number, body, self.cur_step, before=list(self.prev), kind=_kind(body)))
