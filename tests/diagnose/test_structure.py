@@ -248,3 +248,13 @@ def test_dev_logs_keep_their_cause_in_any_frame(frame):
         if a != b:
             changed.append((r["file"], a, b))
     assert changed == []
+
+
+@pytest.mark.parametrize("name", ["cusparse-missing-maskrcnn.log", "cusparse-missing-alphapose.log"])
+def test_an_error_wrapped_at_120_columns_keeps_its_cause(name):
+    """Real dev logs with every line hard-wrapped at 120 columns (a terminal or an issue page
+    breaking the message): the error line that no signature knows is matched again joined
+    with the line after it ("...fatal error: cusparse" / ".h: No such file or directory")."""
+    lines = (CORPUS / name).read_text(encoding="utf-8").splitlines()
+    wrapped = [line[i : i + 120] for line in lines for i in range(0, max(len(line), 1), 120)]
+    assert diagnose_text("\n".join(wrapped)).root.cause_id == diagnose_text("\n".join(lines)).root.cause_id

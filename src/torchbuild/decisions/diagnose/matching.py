@@ -28,6 +28,9 @@ from .model import CMAKE_JOIN_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine
 from .signatures import Signature, load_signatures
 
 #: A Python warning line ("...py:368: UserWarning: ...", "FutureWarning: ...").
+#: An error line at least this long (characters) that no signature matched may be the first half
+#: of a message that was wrapped: it is matched again joined with the next line.
+WRAP_MIN = 60
 _PY_WARNING = re.compile(r"(?:^|[\s:])[A-Z]\w*Warning: ")
 
 
@@ -71,6 +74,7 @@ class Scanner:
         self.hints: list[_Event] = []  # lines matched by a hint signature (not errors)
         self._ctx = ContextCollector()  # versions, ABI flags, import paths (decisions/diagnose_reasons)
         self._hits: list[SignatureHit] = []  # every signature match (bounded), for the reasoning
+        self._wrap_prev: tuple[int, str] | None = None  # a long unmatched line, maybe wrapped
 
     # -- helpers ------------------------------------------------------------
     def _interesting(self, body: str) -> bool:
@@ -209,11 +213,46 @@ class Scanner:
             self._boundary(number)
             self.prev.append(Evidence(number, text))
             return
+        wrapped = self._wrap_prev
+        self._wrap_prev = None
+        if wrapped is not None:
+            self._join_wrapped(wrapped, body)
         if not self._interesting(body):
             self.prev.append(Evidence(number, text))
             return
+        n_events = len(self.events)
         self._classify(number, text, body)
         self.prev.append(Evidence(number, text))
+        if (
+            len(body) >= WRAP_MIN
+            and len(self.events) > n_events
+            and self.events[-1].line == number
+            and self.events[-1].sig is None
+        ):
+            # an error line that no signature knows: maybe the first half of a wrapped message
+            self._wrap_prev = (number, body)
+
+    def _join_wrapped(self, wrapped: tuple[int, str], body: str) -> None:
+        """A long error line that matched no signature, and the line after it: a message that a
+        terminal or an issue page broke in two ("...libcudart.so.11.0: cannot op" / "en shared
+        object file")?  When the two joined match a signature that neither matches alone, the
+        first line's event gets it (or becomes one)."""
+        number, first = wrapped
+        hit = self._match_sigs(first + body)
+        if hit is None or hit[0].hint or self._match_sigs(body) is not None:
+            return
+        sig, vals = hit
+        for ev in reversed(self.events[-4:]):
+            if ev.line == number:
+                if ev.sig is None:
+                    ev.sig, ev.values = sig, vals
+                    self._sig_seen.add(sig.cause)
+                    if len(self._hits) < MAX_EVENTS:
+                        self._hits.append(SignatureHit(sig.cause, sig.id, number))
+                return
+        self._add_event(
+            _Event(number, first + body, self.cur_step, sig, vals, before=list(self.prev)[:-1], kind=_kind(first))
+        )
 
     def _new_step(self, number: int, body: str, *, command_next: bool = False) -> None:
         self._boundary(number)
