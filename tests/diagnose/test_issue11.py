@@ -189,6 +189,24 @@ def test_batch6_dev_logs_name_their_cause(name, cause):
     assert _diag(_lines(name)).root.cause_id == cause
 
 
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("disk-sdwebui-linux-tmpfs-torch-download-german.log", "disk_full"),  # [Errno 28] in German
+        ("pyh-triton-windows-comfy-portable-tcc-python-h.log", "python_headers_missing"),  # tcc's wording
+        ("nvtx-nvblox-torch-conda-libnvtoolsext-notfound.log", "nvtx_missing"),  # CMake's NOTFOUND list
+        ("import-sgl-kernel-kvcache-fork-torch-bump-c10-cuda-check.log", "torch_extension_mismatch"),  # split
+        ("srcdir-pytorch-baidu-ctc-unittest-in-clone.log", "import_from_source_dir"),  # pkg._C from the clone
+        ("abi-deepmd-kit-cmake-pytorch-vs-tensorflow.log", "cxx_abi_mismatch"),
+    ],
+)
+def test_batch7_dev_logs_name_their_cause(name, cause):
+    """Batch 7 dev logs: errno 28 in any language, tcc's "include file 'Python.h' not found",
+    a demangled torch symbol on the line after "undefined symbol:", an extension's compiled
+    module missing when run from its clone, a stated C++11 ABI mismatch."""
+    assert _diag(_lines(name)).root.cause_id == cause
+
+
 def test_cuda_cause_in_a_rocm_build_is_only_a_guess():
     # the ROCm build command of ROCm/pytorch#728, then the CUDA header error of
     # NVlabs/imaginaire#154 (two real logs one after the other)

@@ -187,7 +187,9 @@ def reason(
     #    that this CUDA does not support at all (GCC 6 <tuple> with CUDA 8: NVIDIA/nccl#102).
     if root.signature == "nvcc-std-function-parameter-packs":
         m = re.search(r"/c\+\+/(\d+)/", " ".join([root.explanation, *[e.text for e in getattr(root, "evidence", [])]]))
-        major = int(m.group(1)) if m else (ctx.gcc_majors[0] if ctx.gcc_majors else None)
+        major = (
+            int(m.group(1)) if m else (ctx.gcc_majors[-1] if ctx.gcc_majors else None)
+        )  # the GCC seen last, nearest the error
         if major is not None and major != 11:
             first = _as(
                 root,

@@ -135,6 +135,9 @@ GATE: tuple[str, ...] = (
     "CERTIFICATE_VERIFY_FAILED",
     "only available",  # GCC: "inline variables are only available with '-std=c++17'", "... from C++17 onwards"
     "C2429",  # MSVC: "language feature 'X' requires compiler flag '/std:c++17'"
+    "Errno 28",  # ENOSPC in any language: "[Errno 28] Auf dem Gerät ist kein Speicherplatz ..."
+    "LIBNVTOOLSEXT",  # CMake's NOTFOUND list: torch's find_library(LIBNVTOOLSEXT ...)
+    "ABI mismatch",
 )
 
 

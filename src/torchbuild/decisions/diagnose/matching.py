@@ -224,7 +224,7 @@ class Scanner:
         self._classify(number, text, body)
         self.prev.append(Evidence(number, text))
         if (
-            len(body) >= WRAP_MIN
+            (len(body) >= WRAP_MIN or body.endswith(":"))
             and len(self.events) > n_events
             and self.events[-1].line == number
             and self.events[-1].sig is None
@@ -233,11 +233,13 @@ class Scanner:
             self._wrap_prev = (number, body)
 
     def _join_wrapped(self, wrapped: tuple[int, str], body: str) -> None:
-        """A long error line that matched no signature, and the line after it: a message that a
-        terminal or an issue page broke in two ("...libcudart.so.11.0: cannot op" / "en shared
-        object file")?  When the two joined match a signature that neither matches alone, the
+        """A long error line (or one ending with a colon) that matched no signature, and the line
+        after it: a message that a terminal or an issue page broke in two ("...libcudart.so.11.0:
+        cannot op" / "en shared object file"; "undefined symbol:" / "c10::cuda::...")?  When the two joined match a signature that neither matches alone, the
         first line's event gets it (or becomes one)."""
         number, first = wrapped
+        if first.endswith(":"):
+            first += " "  # "undefined symbol:" / "c10::cuda::c10_cuda_check_implementation(...)"
         hit = self._match_sigs(first + body)
         if hit is None or hit[0].hint or self._match_sigs(body) is not None:
             return
