@@ -235,8 +235,9 @@ class Scanner:
     def _join_wrapped(self, wrapped: tuple[int, str], body: str) -> None:
         """A long error line (or one ending with a colon) that matched no signature, and the line
         after it: a message that a terminal or an issue page broke in two ("...libcudart.so.11.0:
-        cannot op" / "en shared object file"; "undefined symbol:" / "c10::cuda::...")?  When the two joined match a signature that neither matches alone, the
-        first line's event gets it (or becomes one)."""
+        cannot op" / "en shared object file"; "undefined symbol:" / "c10::cuda::...")?  When the
+        two joined match a signature that neither matches alone, the first line's event gets it
+        (or becomes one)."""
         number, first = wrapped
         if first.endswith(":"):
             first += " "  # "undefined symbol:" / "c10::cuda::c10_cuda_check_implementation(...)"
