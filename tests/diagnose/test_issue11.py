@@ -207,6 +207,17 @@ def test_batch7_dev_logs_name_their_cause(name, cause):
     assert _diag(_lines(name)).root.cause_id == cause
 
 
+def test_torch_module_missing_outside_a_build_is_not_sure_of_build_isolation():
+    """torch_missing_in_build_env is about builds: the error line of a real dev log
+    (torch-missing-dcnv2-setup.log) keeps its confidence inside its pip/setup.py log, and
+    alone (no package build shown) is reported without certainty."""
+    lines = _lines("torch-missing-dcnv2-setup.log")
+    whole = _diag(lines)
+    assert whole.root.cause_id == "torch_missing_in_build_env" and whole.root.confidence >= 0.85
+    alone = _diag([ln for ln in lines if "No module named" in ln][-1:])
+    assert alone.root.cause_id == "torch_missing_in_build_env" and alone.root.confidence <= 0.6
+
+
 def test_cuda_cause_in_a_rocm_build_is_only_a_guess():
     # the ROCm build command of ROCm/pytorch#728, then the CUDA header error of
     # NVlabs/imaginaire#154 (two real logs one after the other)

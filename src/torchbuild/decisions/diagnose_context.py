@@ -39,6 +39,13 @@ _ANCHORS = (
     "cmake ",
     "-DCMAKE_PREFIX_PATH",
     "Torch_DIR",
+    "setup.py",
+    "wheel",
+    "egg_info",
+    "build_ext",
+    "pyproject",
+    "subprocess-exited-with-error",
+    "build_meta",
 )
 _TORCH_VER = re.compile(
     r"(?:\btorch(?:==|-|\s+version[:\s]+|\s+)|PyTorch version:\s*|^pytorch\s+)(?P<v>\d+\.\d+(?:\.\d+)?(?:[+.\w]*)?)"
@@ -61,6 +68,11 @@ _CUDA_VERSION_CODE = re.compile(r"torch\.version\.cuda|cuda_version\b.*[=(]|CUDA
 #: variable is not set and /opt/rocm does not exist." and "Building without ROCm support."
 #: (cmake/public/LoadHIP.cmake, v2.6.0).
 _NO_ROCM = re.compile(r"without ROCm|does not exist|is not set|USE_ROCM\s*:?\s*(?:OFF|0|False)\b", re.IGNORECASE)
+#: Lines that only a package build prints (pip, setuptools, scikit-build, PEP 517 backends).
+_BUILDING = re.compile(
+    r"Getting requirements to build|Preparing metadata|egg_info|bdist_wheel|pip-build-env|Building wheel|setup\.py"
+    r"|build_ext|pyproject|Installing build dependencies|subprocess-exited-with-error|build_meta"
+)
 _STD = re.compile(r"-std=(?:c|gnu)\+\+(?P<v>\d\w)")
 
 
@@ -81,6 +93,8 @@ class LogContext:
         (``torch.version.cuda``, ``cuda_version``: a setup.py in a traceback).
     :param pip_isolated: pip built in an isolated build environment (``Installing build
         dependencies``, a ``pip-build-env-`` path) and ``--no-build-isolation`` was not seen.
+    :param building: the log shows a package build (setup.py, a wheel, egg_info, build_ext,
+        pyproject, pip's build subprocess), not only a program run.
     :param cmake_by_hand: CMake was run by hand (a ``cmake ...`` command line, ``-DCMAKE_PREFIX_PATH``,
         ``Torch_DIR=``): a C++ project, not a pip build.
     """
@@ -97,6 +111,7 @@ class LogContext:
     pip_isolated: bool = False
     no_build_isolation: bool = False
     cmake_by_hand: bool = False
+    building: bool = False
 
 
 def _add(xs: list, x: object) -> None:  # type: ignore[type-arg]
@@ -153,6 +168,8 @@ class ContextCollector:
             c.no_build_isolation = True
         if not c.pip_isolated and ("Installing build dependencies" in body or "pip-build-env" in body):
             c.pip_isolated = True
+        if not c.building and _BUILDING.search(body):
+            c.building = True
         if not c.cmake_by_hand and (
             body.lstrip("$ ").startswith("cmake ") or "-DCMAKE_PREFIX_PATH" in body or "Torch_DIR=" in body
         ):

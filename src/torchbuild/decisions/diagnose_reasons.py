@@ -390,6 +390,15 @@ def reason(
         out = [first, _cap(root, UNDECIDED_CAP), *rest]
         notes.append("pip built this in an isolated environment: torch is not installed there.")
         return out, notes
+    # 11. "No module named 'torch'" in a log that shows no package build at all: a program run
+    #     in an environment without torch, not pip's isolated build (the cause is about builds).
+    if root.signature == "module-not-found-torch" and not ctx.building:
+        out = [_cap(root, 0.6), *rest]
+        notes.append(
+            "No package build shows in the log: if this happened while building, torch is missing from the build "
+            "environment (pip's isolation); if a program failed, torch is not installed in the Python that ran it."
+        )
+        return out, notes
     if root.cause_id == "torch_cmake_config_not_found" and not ctx.cmake_by_hand:
         # the log shows neither pip nor a cmake command: a C++ project without CMAKE_PREFIX_PATH,
         # or a Python package built by pip in isolation; both are reported (tatsy/torchmcubes#29).
