@@ -218,6 +218,23 @@ def test_torch_module_missing_outside_a_build_is_not_sure_of_build_isolation():
     assert alone.root.cause_id == "torch_missing_in_build_env" and alone.root.confidence <= 0.6
 
 
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("nocc-espnet-warpctc-cc-devtoolset-missing.log", "compiler_missing"),  # CC names a missing gcc
+        ("depconflict-mmd-conda-mkl-2024-1-ijit.log", "dependency_version_conflict"),  # MKL 2024.1
+        ("cxxstd-deepmd-kit-cmake-forces-cxx14-pytorch-backend.log", "cxx_standard_mismatch"),  # is_same_v
+        ("apiremoved-pcreg-emd-msvc-at-check-c3861.log", "torch_api_removed"),  # MSVC's wording
+        ("cpuonly-torch-ngp-freqencoder-torch-version-cuda-none.log", "torch_cpu_only"),  # parse(None)
+    ],
+)
+def test_batch8_dev_logs_name_their_cause(name, cause):
+    """Batch 8 dev logs: CMake's "Could not find compiler set in environment variable CC", an
+    MKL too new for torch, a C++17 library name missing from std, MSVC's "identifier not found",
+    cpp_extension parsing torch.version.cuda = None (a CPU-only torch)."""
+    assert _diag(_lines(name)).root.cause_id == cause
+
+
 def test_cuda_cause_in_a_rocm_build_is_only_a_guess():
     # the ROCm build command of ROCm/pytorch#728, then the CUDA header error of
     # NVlabs/imaginaire#154 (two real logs one after the other)

@@ -35,6 +35,9 @@ UNDECIDED_CAP = 0.55
 _CUDA_SO = re.compile(
     r"lib(?:cudart|cublas\w*|cudnn\w*|cufft\w*|curand|cusparse|cusolver\w*|nvrtc|nccl|nvToolsExt)\.so\.(?P<v>\d+(?:\.\d+)?)"
 )
+#: What Python says when None reaches code that wanted a version string (``torch.version.cuda``
+#: of a CPU-only torch): ``.split()`` on None, ``re``/``packaging`` parsing None.
+_NONE_ERROR = re.compile(r"'NoneType' object has no attribute|expected string or bytes-like object|NoneType")
 #: ROCm's runtime libraries, versioned by the ROCm major in their soname (ROCm/apex#73: ROCm 5.0.2
 #: ships libamdhip64.so.5, ROCm 4.5.2 libamdhip64.so.4).
 _ROCM_SO = re.compile(
@@ -354,11 +357,12 @@ def reason(
             return out, notes
 
     # 9. a setup.py that crashed on None while reading torch's CUDA version: torch.version.cuda
-    #    is None in a CPU-only torch (openvino.genai#163: auto-gptq's setup.py, macOS).
+    #    is None in a CPU-only torch (openvino.genai#163: auto-gptq's setup.py, macOS;
+    #    ashawkey/torch-ngp#167: cpp_extension's _check_cuda_version parsing None).
     if (
         root.cause_id == "unknown"
         and ctx.cuda_version_code
-        and any("'NoneType' object has no attribute" in e.text for e in getattr(root, "evidence", []))
+        and any(_NONE_ERROR.search(e.text) for e in getattr(root, "evidence", []))
     ):
         first = _as(
             root,

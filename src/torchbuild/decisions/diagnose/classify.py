@@ -138,6 +138,9 @@ GATE: tuple[str, ...] = (
     "Errno 28",  # ENOSPC in any language: "[Errno 28] Auf dem Gerät ist kein Speicherplatz ..."
     "LIBNVTOOLSEXT",  # CMake's NOTFOUND list: torch's find_library(LIBNVTOOLSEXT ...)
     "ABI mismatch",
+    "environment variable",  # CMake: "Could not find compiler set in environment variable CC:"
+    "member of",  # GCC: "'is_same_v' is not a member of 'std'"
+    "in namespace",  # clang: "no template named 'optional' in namespace 'std'"
 )
 
 
