@@ -116,13 +116,17 @@ def test_failure_exit_code_is_returned_and_logged(tmp_path):
 
 def test_ctrl_c_stops_the_whole_process_group(tmp_path):
     """A build whose command starts children of its own: SIGINT to torchbuild's process must
-    leave none of them running."""
+    leave none of them running.  The driver restores Python's Ctrl-C handler first: a test
+    runner started as a background job without job control (``nohup ... &`` in a script, some
+    CI runners) passes SIGINT down as ignored, and Python then never raises KeyboardInterrupt
+    (the whole suite hung here for 60 s that way); a user's terminal delivers Ctrl-C."""
     pidfile = tmp_path / "pids"
     driver = tmp_path / "driver.py"
     driver.write_text(
         textwrap.dedent(f"""
-        import os, sys
+        import os, signal, sys
         from pathlib import Path
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from torchbuild.actions.runner import open_new_log, run_logged
         from torchbuild.errors import InterruptedBuildError
         _, log = open_new_log(Path({str(tmp_path)!r}) / "logs", "int")
