@@ -175,6 +175,28 @@ def test_no_work_is_recognised_from_ninja_output():
     assert not ProgressTracker().no_work  # no ninja at all: unknown, not "no work"
 
 
+def test_plain_progress_names_every_phase_of_a_build_faster_than_a_second(tmp_path, capfd):
+    """A real process that prints a CMake configure and a ninja build in well under a second
+    (the minimal PyTorch tree's develop build with a warm machine): the plain output still
+    names each phase as it starts (it printed only [start] when a phase lasted under 1 s)."""
+    import re
+    import sys
+
+    script = (
+        "print('-- Configuring done', flush=True)\n"
+        "print('-- Build files have been written to: /t/build', flush=True)\n"
+        "print('[1/3] Building CXX object c10/CMakeFiles/c10.dir/core/a.cpp.o', flush=True)\n"
+        "print('[2/3] Building CXX object c10/CMakeFiles/c10.dir/core/b.cpp.o', flush=True)\n"
+        "print('[3/3] Linking CXX shared library lib/libc10.so', flush=True)\n"
+    )
+    _, log = open_new_log(tmp_path, "fast")
+    r = run_logged([sys.executable, "-c", script], cwd=tmp_path, env=dict(os.environ), log=log, live=False)
+    log.close()
+    assert r.returncode == 0
+    err = capfd.readouterr().err
+    assert re.search(r"^\[compile\] ", err, re.M) and re.search(r"^\[link\] ", err, re.M), err
+
+
 def test_plain_progress_shows_setuptools_compiles_rising_to_the_total(tmp_path, capfd):
     """A real process that prints what setuptools prints without ninja, a compile every
     1.2 s: each [N/M] is shown as it happens (within a second), N rises and reaches M."""

@@ -343,6 +343,7 @@ def run_logged(
     last_print = 0.0
     last_desc = ""
     last_compiles = 0
+    last_phase = ""
     if live:
         from rich.progress import (
             BarColumn,
@@ -397,9 +398,10 @@ def run_logged(
                 progress.update(
                     task, phase=tracker.phase, completed=done, total=total or None, last=tracker.last_line[-60:]
                 )
-            elif now - last_print >= (1.0 if tracker.compiles != last_compiles else 5.0):
-                # a setuptools compile started: say so within a second, so [N/M] is seen to rise
-                last_compiles = tracker.compiles
+            elif tracker.phase != last_phase or now - last_print >= (1.0 if tracker.compiles != last_compiles else 5.0):
+                # a new phase (configure, compile, link...) is said at once, even in a build that
+                # takes a second; a setuptools compile within a second, so [N/M] is seen to rise
+                last_compiles, last_phase = tracker.compiles, tracker.phase
                 desc = tracker.describe()
                 if desc != last_desc or now - last_print >= 60.0:  # a heartbeat at least once a minute
                     console.print(f"{desc}  ({_fmt_secs(now - start)} elapsed)", markup=False, highlight=False)
