@@ -392,16 +392,23 @@ def run_logged(
                 tracker.feed(line)
                 if on_line:
                     on_line(line)
+                if progress is None and tracker.phase != last_phase:
+                    # a new phase (configure, compile, link...) is said at once, line by line: a
+                    # fast build prints several phases in one read
+                    last_phase, last_compiles = tracker.phase, tracker.compiles
+                    last_desc, last_print = tracker.describe(), time.monotonic()
+                    console.print(
+                        f"{last_desc}  ({_fmt_secs(last_print - start)} elapsed)", markup=False, highlight=False
+                    )
             now = time.monotonic()
             if progress is not None and task is not None:
                 done, total = tracker.bar()
                 progress.update(
                     task, phase=tracker.phase, completed=done, total=total or None, last=tracker.last_line[-60:]
                 )
-            elif tracker.phase != last_phase or now - last_print >= (1.0 if tracker.compiles != last_compiles else 5.0):
-                # a new phase (configure, compile, link...) is said at once, even in a build that
-                # takes a second; a setuptools compile within a second, so [N/M] is seen to rise
-                last_compiles, last_phase = tracker.compiles, tracker.phase
+            elif now - last_print >= (1.0 if tracker.compiles != last_compiles else 5.0):
+                # a setuptools compile started: say so within a second, so [N/M] is seen to rise
+                last_compiles = tracker.compiles
                 desc = tracker.describe()
                 if desc != last_desc or now - last_print >= 60.0:  # a heartbeat at least once a minute
                     console.print(f"{desc}  ({_fmt_secs(now - start)} elapsed)", markup=False, highlight=False)
