@@ -11,6 +11,7 @@ needs Debian's bubblewrap and root).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -210,6 +211,19 @@ def distccd(tmp_path):
     d.stop()
 
 
+def _running_with(arg: str) -> list[int]:
+    """Pids of live (not zombie) processes whose command line holds ``arg``."""
+    pids = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            mine = arg.encode() in (proc / "cmdline").read_bytes().split(b"\0")
+            if mine and (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                pids.append(int(proc.name))
+        except (OSError, IndexError):
+            continue
+    return pids
+
+
 class SccacheDist:
     """A real sccache-dist scheduler and build server on 127.0.0.1, started from the files
     ``torchbuild cache config --dist`` wrote: ``client_conf`` (for ``SCCACHE_CONF``),
@@ -244,7 +258,8 @@ class SccacheDist:
         self.logs = {"scheduler": base / "dist-scheduler.log", "server": base / "dist-server.log"}
         env = dict(os.environ, SCCACHE_LOG="info")
         self.procs = {}
-        for role, conf in (("scheduler", cfg / "scheduler.conf"), ("server", server_conf)):
+        self.confs = {"scheduler": cfg / "scheduler.conf", "server": server_conf}
+        for role, conf in self.confs.items():
             with open(self.logs[role], "wb") as fh:
                 self.procs[role] = subprocess.Popen(
                     [exe, role, "--config", str(conf)],
@@ -260,6 +275,10 @@ class SccacheDist:
             time.sleep(0.1)
 
     def _stop(self, role: str) -> None:
+        """Stop ``role`` and whatever it forked.  The scheduler daemonizes (it forks, calls
+        setsid and forks again, and the process Popen started exits 0), so it is found by its
+        own --config file, which is unique to the test; stopping only the started process
+        left three schedulers running after a suite run."""
         proc = self.procs[role]
         if proc.poll() is None:
             os.killpg(proc.pid, 15)
@@ -268,6 +287,15 @@ class SccacheDist:
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, 9)
                 proc.wait(timeout=10)
+        conf = str(self.confs[role])
+        for sig in (15, 9):
+            for pid in _running_with(conf):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+            end = time.monotonic() + 10
+            while _running_with(conf) and time.monotonic() < end:
+                time.sleep(0.1)
+        assert not _running_with(conf), f"sccache-dist {role} still running"
 
     def stop_server(self) -> None:
         """Stop the build server (the scheduler keeps running)."""
