@@ -37,7 +37,7 @@ _CUDA_SO = re.compile(
 )
 #: What Python says when None reaches code that wanted a version string (``torch.version.cuda``
 #: of a CPU-only torch): ``.split()`` on None, ``re``/``packaging`` parsing None.
-_NONE_ERROR = re.compile(r"'NoneType' object has no attribute|expected string or bytes-like object|NoneType")
+_NONE_ERROR = re.compile(r"NoneType|expected string or bytes-like object")
 #: ROCm's runtime libraries, versioned by the ROCm major in their soname (ROCm/apex#73: ROCm 5.0.2
 #: ships libamdhip64.so.5, ROCm 4.5.2 libamdhip64.so.4).
 _ROCM_SO = re.compile(

@@ -145,14 +145,20 @@ GATE: tuple[str, ...] = (
 
 
 # --------------------------------------------------------------- classification
+def _ci_stamp(space: str) -> str:
+    """The regex of a CI log's line prefix, each bracketed form followed by ``space``."""
+    return (
+        r"(?:"
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"  # GitHub Actions
+        r"|#\d+ \d+\.\d+ "  # docker buildkit
+        rf"|\[\d{{4}}-\d\d-\d\d[ T][\d:.,]+\]{space}"  # [2024-01-01 12:00:00]
+        rf"|\[\d\d:\d\d:\d\d(?:\.\d+)?\]{space}"  # [12:00:00]
+        r")?"
+    )
+
+
 _PREFIX = re.compile(
-    r"^(?:\ufeff)?(?:"
-    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"  # GitHub Actions
-    r"|#\d+ \d+\.\d+ "  # docker buildkit
-    r"|\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s*"  # [2024-01-01 12:00:00]
-    r"|\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s*"  # [12:00:00]
-    r")?"
-    r"(?:>\s)*"  # a quoted reply on GitHub ("> Traceback ...")
+    r"^(?:\ufeff)?" + _ci_stamp(r"\s*") + r"(?:>\s)*"  # a quoted reply on GitHub ("> Traceback ...")
     r"[\s│║┃|]*(?:╰─>\s*)?"
 )
 
@@ -258,14 +264,7 @@ _COMMANDISH = re.compile(
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: The frame around a line, without the indentation after it: a CI timestamp or docker step,
 #: GitHub's quote markers, pip's ``│`` (a CMake message's continuation lines keep their indent).
-_FRAME = re.compile(
-    r"^(?:\ufeff)?(?:"
-    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"
-    r"|#\d+ \d+\.\d+ "
-    r"|\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s?"
-    r"|\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s?"
-    r")?(?:> ?)*(?:\s*[│║┃] ?)?"
-)
+_FRAME = re.compile(r"^(?:\ufeff)?" + _ci_stamp(r"\s?") + r"(?:> ?)*(?:\s*[│║┃] ?)?")
 
 
 def strip_ansi(text: str) -> str:

@@ -27,10 +27,10 @@ from .classify import (
 from .model import CMAKE_JOIN_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine, Evidence, Step
 from .signatures import Signature, load_signatures
 
-#: A Python warning line ("...py:368: UserWarning: ...", "FutureWarning: ...").
 #: An error line at least this long (characters) that no signature matched may be the first half
 #: of a message that was wrapped: it is matched again joined with the next line.
 WRAP_MIN = 60
+#: A Python warning line ("...py:368: UserWarning: ...", "FutureWarning: ...").
 _PY_WARNING = re.compile(r"(?:^|[\s:])[A-Z]\w*Warning: ")
 
 
@@ -74,7 +74,7 @@ class Scanner:
         self.hints: list[_Event] = []  # lines matched by a hint signature (not errors)
         self._ctx = ContextCollector()  # versions, ABI flags, import paths (decisions/diagnose_reasons)
         self._hits: list[SignatureHit] = []  # every signature match (bounded), for the reasoning
-        self._wrap_prev: tuple[int, str] | None = None  # a long unmatched line, maybe wrapped
+        self._wrap_prev: tuple[int, str] | None = None  # an unmatched error line, maybe wrapped
 
     # -- helpers ------------------------------------------------------------
     def _interesting(self, body: str) -> bool:
