@@ -158,6 +158,18 @@ REAL_BUILD = Path(__file__).resolve().parent.parent / "data" / "pytorch-2.6.0-bu
 CORPUS = Path(__file__).resolve().parent / "realworld"
 
 
+def _dev_logs() -> list[tuple[str, list[str]]]:
+    """(file name, lines) of every dev log of the corpus (tests/diagnose/realworld/index.toml)."""
+    import tomllib
+
+    rows = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
+    return [
+        (r["file"], (CORPUS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines())
+        for r in rows
+        if r["split"] == "dev"
+    ]
+
+
 def _real_build_lines() -> list[str]:
     return REAL_BUILD.read_text(encoding="utf-8").splitlines()
 
@@ -193,19 +205,13 @@ def test_real_logs_after_a_real_build_keep_their_cause(noise_file):
     support." no longer makes every CUDA cause a ROCm guess, its status hints ("-- Cannot find a
     library with BLAS API") no longer name BLAS after "-- Build files have been written", and
     torch's NumPy warning no longer names python_dependency_missing for every later failure."""
-    import tomllib
-
     noise = noise_file.read_text(encoding="utf-8").splitlines()
-    rows = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
     changed = []
-    for r in rows:
-        if r["split"] != "dev":
-            continue
-        lines = (CORPUS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines()
+    for name, lines in _dev_logs():
         alone = diagnose_text("\n".join(lines)).root
         after = diagnose_text("\n".join(noise + lines)).root
         if alone.cause_id != after.cause_id or (alone.confidence >= 0.7) != (after.confidence >= 0.7):
-            changed.append((r["file"], alone.cause_id, alone.confidence, after.cause_id, after.confidence))
+            changed.append((name, alone.cause_id, alone.confidence, after.cause_id, after.confidence))
     # torch versions and cmake commands of the real log are context the reasoning may use
     # (rightly): only the ABI/torch-config decisions may change their confidence
     allowed = {"cxx_abi_mismatch", "torch_cmake_config_not_found"}
@@ -234,19 +240,13 @@ def test_dev_logs_keep_their_cause_in_any_frame(frame):
     """Every dev log of the corpus keeps its root cause when each line is coloured, quoted,
     timestamped or framed the way logs reach us (a CMake message's continuation lines were
     lost behind a timestamp, a quote marker or pip's frame; colours hid 19 causes)."""
-    import tomllib
-
     f = FRAMES[frame]
-    rows = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
     changed = []
-    for r in rows:
-        if r["split"] != "dev":
-            continue
-        lines = (CORPUS / r["file"]).read_text(encoding="utf-8", errors="replace").splitlines()
+    for name, lines in _dev_logs():
         a = diagnose_text("\n".join(lines)).root.cause_id
         b = diagnose_text("\n".join(f(x) for x in lines)).root.cause_id
         if a != b:
-            changed.append((r["file"], a, b))
+            changed.append((name, a, b))
     assert changed == []
 
 
