@@ -200,6 +200,22 @@ def test_plain_progress_names_every_phase_of_a_build_faster_than_a_second(tmp_pa
     assert re.search(r"^\[compile\] ", err, re.M) and re.search(r"^\[link\] ", err, re.M), err
 
 
+def test_plain_progress_does_not_repeat_the_last_step_at_the_end(tmp_path, capfd):
+    """A real process whose one ninja step is printed, then it runs on a while: the final
+    plain line is not a second ``[compile] 1/1`` that differs only by its rate (the no-op
+    rebuild of the real 2.6.0 tree printed its last step twice)."""
+    import re
+    import sys
+
+    script = "import time\nprint('[1/1] Building CXX object a.o', flush=True)\ntime.sleep(1.5)\n"
+    _, log = open_new_log(tmp_path, "one")
+    r = run_logged([sys.executable, "-c", script], cwd=tmp_path, env=dict(os.environ), log=log, live=False)
+    log.close()
+    assert r.returncode == 0
+    err = capfd.readouterr().err
+    assert len(re.findall(r"^\[compile\] 1/1 ", err, re.M)) == 1, err
+
+
 def test_plain_progress_shows_setuptools_compiles_rising_to_the_total(tmp_path, capfd):
     """A real process that prints what setuptools prints without ninja, a compile every
     1.2 s: each [N/M] is shown as it happens (within a second), N rises and reaches M."""

@@ -344,6 +344,12 @@ def run_logged(
     last_desc = ""
     last_compiles = 0
     last_phase = ""
+
+    def state() -> tuple[object, ...]:
+        # what a plain line says, less its rate and ETA (they change with every second)
+        return (tracker.phase, tracker.bar(), len(tracker.steps))
+
+    last_state = state()
     if live:
         from rich.progress import (
             BarColumn,
@@ -396,7 +402,7 @@ def run_logged(
                     # a new phase (configure, compile, link...) is said at once, line by line: a
                     # fast build prints several phases in one read
                     last_phase, last_compiles = tracker.phase, tracker.compiles
-                    last_desc, last_print = tracker.describe(), time.monotonic()
+                    last_desc, last_print, last_state = tracker.describe(), time.monotonic(), state()
                     console.print(
                         f"{last_desc}  ({_fmt_secs(last_print - start)} elapsed)", markup=False, highlight=False
                     )
@@ -412,7 +418,7 @@ def run_logged(
                 desc = tracker.describe()
                 if desc != last_desc or now - last_print >= 60.0:  # a heartbeat at least once a minute
                     console.print(f"{desc}  ({_fmt_secs(now - start)} elapsed)", markup=False, highlight=False)
-                    last_desc, last_print = desc, now
+                    last_desc, last_print, last_state = desc, now, state()
         if buf:
             tracker.feed(buf)
         rc = proc.wait()
@@ -435,6 +441,6 @@ def run_logged(
     if tracker.compiles and not tracker.sources_total and tracker.wait_total is not None:
         tracker.wait_total(60.0)
     seconds = time.monotonic() - start
-    if not live and tracker.describe() != last_desc:
+    if not live and state() != last_state:  # the end adds something: not the last line again at another rate
         console.print(f"{tracker.describe()}  ({_fmt_secs(seconds)} elapsed)", markup=False, highlight=False)
     return RunResult(rc, seconds, tracker)
