@@ -43,8 +43,16 @@ def test_examples_match_and_give_their_cause(sig):
 
 
 def test_explanations_fill_their_fields_from_defaults_or_captures():
+    """Every field of an explanation or fix is filled, by a capture of the example's own
+    pattern (``nvcc5`` of an alternative pattern fills ``{nvcc}``) or by a default: never the
+    ``<name>`` placeholder of a value that was not found."""
+    import string
+
     for sig in load_signatures():
+        fields = {f for t in (sig.explanation, sig.fix) for _, f, _, _ in string.Formatter().parse(t) if f}
         for ex in sig.examples:
             d = diagnose_lines([(1, ex)])
             if d.root.signature == sig.id:
                 assert "{" not in d.root.explanation and "{" not in d.root.fix, sig.id
+                missing = [f for f in fields if f not in sig.defaults and f not in d.root.values]
+                assert not missing, (sig.id, ex, missing)

@@ -56,15 +56,23 @@ class Signature:
         return _compile_all(self.patterns)
 
     def match(self, text: str) -> dict[str, str] | None:
-        """Values captured when ``text`` matches, else None."""
+        """Values captured when ``text`` matches, else None: ``{group name: text}``, where the
+        groups ``name2``, ``name3``... of alternative patterns give ``name``."""
         if self.anchor not in text:
             return None
         for pat in _compile_all(self.patterns):
             m = pat.search(text)
             if m:
-                vals = {k: v for k, v in m.groupdict().items() if v}
+                vals: dict[str, str] = {}
+                for k, v in m.groupdict().items():
+                    # a regex names a group once: an alternative spelling of `nvcc` is `nvcc2`
+                    if v and _ALT.sub("", k) not in vals:
+                        vals[_ALT.sub("", k)] = v
                 return vals
         return None
+
+
+_ALT = re.compile(r"\d+$")
 
 
 @functools.cache
