@@ -235,6 +235,25 @@ def test_batch8_dev_logs_name_their_cause(name, cause):
     assert _diag(_lines(name)).root.cause_id == cause
 
 
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("nocuda-causalconv1d-macos-pip.log", "cuda_toolkit_not_found"),  # setup.py's UserWarning
+        ("cmakeold-libtorch-cuda-device-link-cmake312.log", "cmake_too_old"),  # -Wl, at device link
+        ("cudnn-old-pytorch-source-winograd-nonfused.log", "cudnn_unusable"),  # CUDNN_* undeclared
+        ("nocompiler-simpleknn-which-gxx-pip.log", "compiler_missing"),  # `which g++` failed
+        ("rocmhome-torchvision-rocm-aur-bin-hipcc.log", "cuda_toolkit_not_found"),  # Russian shell
+        ("glibcxx-detectron2-exceptionptr-conda.log", "glibcxx_too_old"),  # std:: symbol undefined
+    ],
+)
+def test_batch9_dev_logs_name_their_cause(name, cause):
+    """Batch 9 dev logs: "X was requested, but nvcc was not found" (flash-attn's setup.py,
+    copied by causal-conv1d), nvcc given libtorch's -Wl option by an old CMake's device link, a
+    cuDNN constant the cuDNN headers lack, cpp_extension's `which` failing, the shell unable to
+    run bin/hipcc (ROCM_HOME unset) in a Russian locale, a libstdc++ symbol missing at import."""
+    assert _diag(_lines(name)).root.cause_id == cause
+
+
 def test_cuda_cause_in_a_rocm_build_is_only_a_guess():
     # the ROCm build command of ROCm/pytorch#728, then the CUDA header error of
     # NVlabs/imaginaire#154 (two real logs one after the other)

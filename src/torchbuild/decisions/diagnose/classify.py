@@ -108,6 +108,7 @@ GATE: tuple[str, ...] = (
     "says CUDA version",  # PyTorch's CMake: "FindCUDA says CUDA version is X ... but the CUDA headers say ..."
     "invalid device function",  # CUDA/HIP runtime: cudaErrorInvalidDeviceFunction
     "NoBinaryForGpu",  # HIP runtime: "hipErrorNoBinaryForGpu: Unable to find code object ..."
+    "hipcc: ",  # the shell cannot run hipcc, in any language: "/bin/sh: строка 1: bin/hipcc: Нет такого файла ..."
     "paging file",  # Windows: "The paging file is too small for this operation to complete."
     "libdevice",  # nvcc: "Path to libdevice library not specified"
     "where', 'cl'",  # cpp_extension: "Command '['where', 'cl']' returned non-zero exit status 1."
