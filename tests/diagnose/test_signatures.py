@@ -42,6 +42,23 @@ def test_examples_match_and_give_their_cause(sig):
             assert d.root.confidence <= UNDECIDED_CAP and d.causes[1].confidence <= UNDECIDED_CAP, (sig.id, ex)
 
 
+def test_every_pattern_has_an_example_that_reaches_it():
+    """A pattern no example exercises can be dead without anyone seeing it: a line it would
+    match may lack the row's anchor (the fast pre-check) or every GATE word, and then it is
+    never tried.  Each pattern has an example that it matches, that holds the anchor and passes
+    the gate (test_examples_match_and_give_their_cause then checks the cause)."""
+    import re
+
+    dead = []
+    for sig in load_signatures():
+        bodies = [normalize(ex) for ex in sig.examples]
+        for pat in sig.patterns:
+            rx = re.compile(pat)
+            if not any(rx.search(b) and sig.anchor in b and any(g in b for g in GATE) for b in bodies):
+                dead.append((sig.id, pat))
+    assert not dead, dead
+
+
 def test_explanations_fill_their_fields_from_defaults_or_captures():
     """Every field of an explanation or fix is filled, by a capture of the example's own
     pattern (``nvcc5`` of an alternative pattern fills ``{nvcc}``) or by a default: never the
