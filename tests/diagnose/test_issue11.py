@@ -254,6 +254,15 @@ def test_batch9_dev_logs_name_their_cause(name, cause):
     assert _diag(_lines(name)).root.cause_id == cause
 
 
+def test_rocm_compiler_missing_in_a_rocm_build_is_a_finding_not_a_cuda_guess():
+    """rocm-arch/rocm-arch#865 (batch 9, dev): the shell cannot run bin/hipcc, in Russian.  The
+    line is translated (knowledge/data/localized.toml) and the cause is the toolkit's absence,
+    with the signature's confidence: ROCm's own compiler is not a CUDA cause in a ROCm build."""
+    d = _diag(_lines("rocmhome-torchvision-rocm-aur-bin-hipcc.log"))
+    assert d.root.cause_id == "cuda_toolkit_not_found" and d.root.confidence >= 0.8
+    assert d.root.values.get("hipcc") == "bin/hipcc"
+
+
 def test_cuda_cause_in_a_rocm_build_is_only_a_guess():
     # the ROCm build command of ROCm/pytorch#728, then the CUDA header error of
     # NVlabs/imaginaire#154 (two real logs one after the other)

@@ -337,7 +337,8 @@ def reason(
         "nvcc_unknown_host_flag",
         "cuda_toolkit_too_old",
     }
-    if ctx.rocm and root.cause_id in cuda_causes and root.confidence > UNDECIDED_CAP:
+    rocm_itself = any("hipcc" in v for v in root.values.values())  # ROCm's compiler is what is missing
+    if ctx.rocm and root.cause_id in cuda_causes and root.confidence > UNDECIDED_CAP and not rocm_itself:
         out = [_cap(root, 0.5), *rest]
         notes.append("This is a ROCm (HIP) build: a CUDA cause is only a guess here.")
         return out, notes

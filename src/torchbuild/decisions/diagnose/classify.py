@@ -3,7 +3,10 @@ shapes of real errors, summaries/wrappers and warnings."""
 
 from __future__ import annotations
 
+import functools
 import re
+
+from ...knowledge import rows
 
 #: Byte strings that a large log is scanned for (see ``LogReader.windows``): every
 #: failure the diagnoser names is within a few dozen lines of one of them (the
@@ -283,12 +286,32 @@ def unframe(text: str) -> str:
 
 def normalize(text: str) -> str:
     """The line without CI prefixes (timestamps, docker step numbers), pip frames
-    (``│``, ``╰─>``), terminal colours and surrounding whitespace."""
+    (``│``, ``╰─>``), terminal colours and surrounding whitespace; a line that is not ASCII
+    has the compiler's, the C library's and the shell's translated texts put back in English
+    (:func:`delocalize`)."""
     text = strip_ansi(text)
     m = _PREFIX.match(text)
     if m and m.end():
         text = text[m.end() :]
-    return text.rstrip()
+    text = text.rstrip()
+    return text if text.isascii() else delocalize(text)
+
+
+def delocalize(text: str) -> str:
+    """``text`` with every translated tool message of knowledge/data/localized.toml replaced by
+    its English msgid, and CJK full-width colons by ``": "`` ("致命错误：cuda.h：没有那个文件或目录"
+    -> "fatal error: cuda.h: No such file or directory"), so that the signatures, written from
+    English output, match a log built under LANG=zh_CN, ru_RU, ja_JP...  The texts come from
+    the gettext catalogs the tools ship (scripts/gen-localized-messages)."""
+    rx, table = _localized()
+    return rx.sub(lambda m: table[m.group(0)], text)
+
+
+@functools.lru_cache(maxsize=1)
+def _localized() -> tuple[re.Pattern[str], dict[str, str]]:
+    table = {r["localized"]: r["english"] for r in rows("localized", "text")}
+    table["："] = ": "  # CJK translations put a full-width colon where the English has ": "
+    return re.compile("|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))), table
 
 
 def _kind(body: str) -> str:
