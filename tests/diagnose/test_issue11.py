@@ -254,6 +254,31 @@ def test_batch9_dev_logs_name_their_cause(name, cause):
     assert _diag(_lines(name)).root.cause_id == cause
 
 
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("oom-pointnet2ops-killed-cc1plus-zh.log", "out_of_memory"),  # "已杀死" is glibc's "Killed"
+        ("apiremoved-groundingdino-msdeformattn-deprecatedtypeproperties.log", "torch_api_removed"),
+        ("cudaold-sageattention-abotworld-needs-cuda12.log", "cuda_toolkit_too_old"),
+        ("submod-torchaudio-kaldi-macos.log", "submodule_missing"),  # add_library in third_party/
+        ("cpuonly-pytorch-041-cpu-wheel-setdevice.log", "torch_cpu_only"),  # torch._C lacks _cuda_*
+    ],
+)
+def test_batch10_dev_logs_name_their_cause(name, cause):
+    """Batch 10 dev logs: GCC's "Killed" in Chinese (strsignal's translation), tensor.type()
+    given to AT_DISPATCH, "CUDA 12.0 or higher is required", CMake unable to find a submodule's
+    sources, a CPU-only torch without its _cuda_ bindings."""
+    assert _diag(_lines(name)).root.cause_id == cause
+
+
+def test_uv_hint_about_a_build_dependency_is_a_package_build():
+    """whyNLP/LCKV#17, flash-attn under uv (batch 10, dev): uv says the package "doesn't declare [torch] as a
+    build dependency": the log shows a package build, so "No module named 'torch'" is torch
+    missing from the isolated build environment, with confidence, alone or after other output."""
+    d = _diag(_lines("isolation-lckv-uv-flashattn-281.log"))
+    assert d.root.cause_id == "torch_missing_in_build_env" and d.root.confidence >= 0.85
+
+
 def test_rocm_compiler_missing_in_a_rocm_build_is_a_finding_not_a_cuda_guess():
     """rocm-arch/rocm-arch#865 (batch 9, dev): the shell cannot run bin/hipcc, in Russian.  The
     line is translated (knowledge/data/localized.toml) and the cause is the toolkit's absence,

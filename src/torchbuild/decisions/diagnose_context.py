@@ -46,6 +46,7 @@ _ANCHORS = (
     "pyproject",
     "subprocess-exited-with-error",
     "build_meta",
+    "as a build dependency",
 )
 _TORCH_VER = re.compile(
     r"(?:\btorch(?:==|-|\s+version[:\s]+|\s+)|PyTorch version:\s*|^pytorch\s+)(?P<v>\d+\.\d+(?:\.\d+)?(?:[+.\w]*)?)"
@@ -72,6 +73,8 @@ _NO_ROCM = re.compile(r"without ROCm|does not exist|is not set|USE_ROCM\s*:?\s*(
 _BUILDING = re.compile(
     r"Getting requirements to build|Preparing metadata|egg_info|bdist_wheel|pip-build-env|Building wheel|setup\.py"
     r"|build_ext|pyproject|Installing build dependencies|subprocess-exited-with-error|build_meta"
+    # uv's hint: "`flash-attn@2.8.1` depends on `torch`, but doesn't declare it as a build dependency"
+    r"|as a build dependency"
 )
 _STD = re.compile(r"-std=(?:c|gnu)\+\+(?P<v>\d\w)")
 
