@@ -285,3 +285,20 @@ def test_dev_logs_keep_their_cause_when_the_tools_speak_another_language(lang):
         if a != b:
             changed.append((name, a, b))
     assert translated > 100 and changed == [], (translated, changed)
+
+
+@pytest.mark.parametrize(
+    ("line", "cause"),
+    [
+        ("csrc/a.cpp:5:3: 错误：‘THCudaCheck’在此作用域中尚未声明", "torch_api_removed"),  # zh_CN, placeholder first
+        ("csrc/a.cpp:5:3: ошибка: «AT_CHECK» не был декларирован", "torch_api_removed"),  # ru quotes « »
+        ("/bin/sh: nvcc: 未找到命令", "cuda_toolkit_not_found"),  # bash in zh_CN
+        ("c++: internal compiler error: 已杀死 (program cc1plus)", "out_of_memory"),  # strsignal in zh_CN
+        ("/x/a.cpp:1:10: 致命的エラー: Python.h: そのようなファイルやディレクトリはありません", "python_headers_missing"),
+    ],
+)
+def test_translated_messages_are_read_in_english(line, cause):
+    """Lines as GCC, glibc and bash print them under another LANG (their own catalogs' texts,
+    knowledge/data/localized.toml) name the same cause as the English line."""
+    d = diagnose_text(line)
+    assert d.root.cause_id == cause and d.root.confidence >= 0.7

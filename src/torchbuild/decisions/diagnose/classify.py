@@ -311,6 +311,7 @@ def delocalize(text: str) -> str:
 def _localized() -> tuple[re.Pattern[str], dict[str, str]]:
     table = {r["localized"]: r["english"] for r in rows("localized", "text")}
     table["："] = ": "  # CJK translations put a full-width colon where the English has ": "
+    table["«"], table["»"] = "‘", "’"  # GCC's quotes %< %> in ru/uk/fr catalogs are « »
     return re.compile("|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))), table
 
 
