@@ -294,7 +294,10 @@ def test_dev_logs_keep_their_cause_when_the_tools_speak_another_language(lang):
         ("csrc/a.cpp:5:3: ошибка: «AT_CHECK» не был декларирован", "torch_api_removed"),  # ru quotes « »
         ("/bin/sh: nvcc: 未找到命令", "cuda_toolkit_not_found"),  # bash in zh_CN
         ("c++: internal compiler error: 已杀死 (program cc1plus)", "out_of_memory"),  # strsignal in zh_CN
-        ("/x/a.cpp:1:10: 致命的エラー: Python.h: そのようなファイルやディレクトリはありません", "python_headers_missing"),
+        (
+            "a.cpp:1:10: 致命的エラー: Python.h: そのようなファイルやディレクトリはありません",
+            "python_headers_missing",
+        ),  # ja
     ],
 )
 def test_translated_messages_are_read_in_english(line, cause):
