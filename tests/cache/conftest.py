@@ -19,6 +19,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from torchbuild.actions.cache import find_tool
@@ -213,15 +214,11 @@ def distccd(tmp_path):
 
 def _running_with(arg: str) -> list[int]:
     """Pids of live (not zombie) processes whose command line holds ``arg``."""
-    pids = []
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            mine = arg.encode() in (proc / "cmdline").read_bytes().split(b"\0")
-            if mine and (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                pids.append(int(proc.name))
-        except (OSError, IndexError):
-            continue
-    return pids
+    return [
+        p.info["pid"]
+        for p in psutil.process_iter(["pid", "cmdline", "status"])
+        if arg in (p.info["cmdline"] or []) and p.info["status"] != psutil.STATUS_ZOMBIE
+    ]
 
 
 class SccacheDist:
