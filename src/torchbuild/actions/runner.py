@@ -349,6 +349,9 @@ def run_logged(
         # what a plain line says, less its rate and ETA (they change with every second)
         return (tracker.phase, tracker.bar(), len(tracker.steps))
 
+    def say(desc: str, elapsed: float) -> None:
+        console.print(f"{desc}  ({_fmt_secs(elapsed)} elapsed)", markup=False, highlight=False)
+
     last_state = state()
     if live:
         from rich.progress import (
@@ -383,9 +386,7 @@ def run_logged(
             if chunk is None:  # no output for a while: keep the display alive
                 now = time.monotonic()
                 if progress is None and now - last_print >= 60.0:
-                    console.print(
-                        f"{tracker.describe()}  ({_fmt_secs(now - start)} elapsed)", markup=False, highlight=False
-                    )
+                    say(tracker.describe(), now - start)
                     last_print = now
                 continue
             log.write(chunk)
@@ -403,9 +404,7 @@ def run_logged(
                     # fast build prints several phases in one read
                     last_phase, last_compiles = tracker.phase, tracker.compiles
                     last_desc, last_print, last_state = tracker.describe(), time.monotonic(), state()
-                    console.print(
-                        f"{last_desc}  ({_fmt_secs(last_print - start)} elapsed)", markup=False, highlight=False
-                    )
+                    say(last_desc, last_print - start)
             now = time.monotonic()
             if progress is not None and task is not None:
                 done, total = tracker.bar()
@@ -417,7 +416,7 @@ def run_logged(
                 last_compiles = tracker.compiles
                 desc = tracker.describe()
                 if desc != last_desc or now - last_print >= 60.0:  # a heartbeat at least once a minute
-                    console.print(f"{desc}  ({_fmt_secs(now - start)} elapsed)", markup=False, highlight=False)
+                    say(desc, now - start)
                     last_desc, last_print, last_state = desc, now, state()
         if buf:
             tracker.feed(buf)
@@ -442,5 +441,5 @@ def run_logged(
         tracker.wait_total(60.0)
     seconds = time.monotonic() - start
     if not live and state() != last_state:  # the end adds something: not the last line again at another rate
-        console.print(f"{tracker.describe()}  ({_fmt_secs(seconds)} elapsed)", markup=False, highlight=False)
+        say(tracker.describe(), seconds)
     return RunResult(rc, seconds, tracker)
