@@ -66,8 +66,8 @@ class Signature:
                 vals: dict[str, str] = {}
                 for k, v in m.groupdict().items():
                     # a regex names a group once: an alternative spelling of `nvcc` is `nvcc2`
-                    if v and _ALT.sub("", k) not in vals:
-                        vals[_ALT.sub("", k)] = v
+                    if v:
+                        vals.setdefault(_ALT.sub("", k), v)
                 return vals
         return None
 
