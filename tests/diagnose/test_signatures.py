@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from torchbuild.decisions.diagnose import GATE, diagnose_lines, load_signatures, normalize
+from torchbuild.decisions.diagnose.signatures import header_messages
 from torchbuild.decisions.diagnose_reasons import UNDECIDED_CAP
 from torchbuild.knowledge import causes, load
 
@@ -49,13 +50,19 @@ def test_every_pattern_has_an_example_that_reaches_it():
     the gate (test_examples_match_and_give_their_cause then checks the cause)."""
     import re
 
+    n_messages = len(header_messages())
     dead = []
     for sig in load_signatures():
         bodies = [normalize(ex) for ex in sig.examples]
-        for pat in sig.patterns:
-            rx = re.compile(pat)
-            if not any(rx.search(b) and sig.anchor in b and any(g in b for g in GATE) for b in bodies):
-                dead.append((sig.id, pat))
+        # a headers.toml row: its compiler messages, together, are reached by an example (each
+        # message is tested whole by test_every_compiler_message_names_the_header_cause); `also`
+        # patterns one by one, as the patterns of signatures.toml
+        own = sig.patterns[n_messages:] if sig.header else sig.patterns
+        groups = ([list(sig.patterns[:n_messages])] if sig.header else []) + [[p] for p in own]
+        for pats in groups:
+            rxs = [re.compile(p) for p in pats]
+            if not any(any(r.search(b) for r in rxs) and sig.anchor in b and any(g in b for g in GATE) for b in bodies):
+                dead.append((sig.id, pats[0] if len(pats) == 1 else "its compiler messages (headers.toml)"))
     assert not dead, dead
 
 
@@ -73,3 +80,31 @@ def test_explanations_fill_their_fields_from_defaults_or_captures():
                 assert "{" not in d.root.explanation and "{" not in d.root.fix, sig.id
                 missing = [f for f in fields if f not in sig.defaults and f not in d.root.values]
                 assert not missing, (sig.id, ex, missing)
+
+
+@pytest.mark.parametrize("message", header_messages(), ids=lambda m: m[0])
+def test_every_compiler_message_names_the_header_cause(message):
+    """Each compiler's not-found wording of headers.toml (gcc, clang, MSVC, nvcc's EDG front
+    end), on its real example line, gives the cause of the header row that the missing path
+    fits, with the path as ``header``: every [[header]] row is matched in every wording."""
+    compiler, _, example = message
+    d = diagnose_lines([(1, example)])
+    assert d.root.signature is not None and d.root.values.get("header"), (compiler, example)
+    row = next(s for s in load_signatures() if s.id == d.root.signature)
+    assert row.header, (compiler, row.id)
+    assert d.root.cause_id == row.cause == "cuda_toolkit_incomplete"
+    assert d.root.values["header"] in example
+
+
+def test_a_header_path_is_matched_whole():
+    """A header row's regex fits the whole include path, not its tail: ``myPython.h`` or
+    ``foo/Python.h`` is not Python.h, ``python3.11/Python.h`` is."""
+    for line, want in [
+        ("x.c:1:10: fatal error: myPython.h: No such file or directory", None),
+        ("x.c:1:10: fatal error: foo/omp.h: No such file or directory", None),
+        ("x.c:1:10: fatal error: python3.11/Python.h: No such file or directory", "python_headers_missing"),
+        ("x.c:1:10: fatal error: omp.h: no such file or directory", "openmp_missing"),
+    ]:
+        d = diagnose_lines([(1, line)])
+        got = d.root.cause_id if d.root.signature in {s.id for s in load_signatures() if s.header} else None
+        assert got == want, line

@@ -9,7 +9,7 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ...knowledge import KnowledgeError, rows
+from ...knowledge import KnowledgeError, load, rows
 
 
 # --------------------------------------------------------------------- signatures
@@ -30,6 +30,9 @@ class Signature:
     :param priority: higher is tried first on the same line (specific before general).
     :param defaults: values used when a pattern did not capture one.
     :param examples: real log lines the signature must match (tested).
+    :param header: for a row of ``knowledge/data/headers.toml``, the regex of the missing
+        include path; its first patterns are then the compilers' not-found messages
+        (:func:`header_messages`) around it, and the rest the row's ``also``.
     :param hint: the matching line is context, not an error of its own (CMake's
         ``-- Could NOT find CUDNN``, ld's ``warning: libX.so, needed by Y, not
         found``): it never becomes the first error, and names the cause only when the
@@ -49,6 +52,7 @@ class Signature:
     defaults: Mapping[str, str] = field(default_factory=dict)
     examples: tuple[str, ...] = ()
     hint: bool = False
+    header: str = ""
 
     @property
     def compiled(self) -> tuple[re.Pattern[str], ...]:
@@ -97,7 +101,8 @@ def _fill(template: str, values: Mapping[str, str]) -> str:
 
 @functools.lru_cache(maxsize=1)
 def load_signatures() -> tuple[Signature, ...]:
-    """All signatures, highest priority first.
+    """All signatures, highest priority first: the rows of ``signatures.toml`` and those
+    made from the ``[[header]]`` rows of ``headers.toml``.
 
     :raises KnowledgeError: when the file is missing, a row lacks a field or a
         cause id is empty (a pattern that does not compile raises it on first use).
@@ -127,5 +132,53 @@ def load_signatures() -> tuple[Signature, ...]:
             )
         except (KeyError, TypeError, ValueError, re.error) as exc:
             raise KnowledgeError(f"signatures.toml: signature[{i}] ({row.get('id', '?')}) is invalid: {exc}") from exc
+    out.extend(_header_signatures())
     out.sort(key=lambda s: -s.priority)
     return tuple(out)
+
+
+def header_messages() -> tuple[tuple[str, str, str], ...]:
+    """How the compilers say an ``#include`` was not found: ``(compiler, pattern, example)``
+    per ``[[message]]`` of ``knowledge/data/headers.toml`` (``{header}`` in the pattern
+    stands for a header row's regex).
+
+    :raises KnowledgeError: when the file or a field is missing.
+    """
+    try:
+        return tuple((m["compiler"], m["pattern"], m["example"]) for m in rows("headers", "message"))
+    except (KeyError, TypeError) as exc:
+        raise KnowledgeError(f"headers.toml: a [[message]] is invalid: {exc}") from exc
+
+
+def _header_signatures() -> list[Signature]:
+    """The ``[[header]]`` rows of ``headers.toml`` as signatures: each compiler message
+    with the row's header regex in its ``{header}`` place, then the row's ``also``."""
+    messages = [pat for _, pat, _ in header_messages()]
+    cites = load("headers").get("meta", {}).get("sources", {})
+    out = []
+    for i, row in enumerate(rows("headers", "header")):
+        try:
+            header = row["header"]
+            if "(?P<" in header:
+                raise ValueError("the header regex names a group (the messages capture it as `header`)")
+            pats = tuple(m.replace("{header}", header) for m in messages) + tuple(row.get("also", ()))
+            src = row["source"] if isinstance(row["source"], str) else row["source"][0]
+            out.append(
+                Signature(
+                    id=row["id"],
+                    cause=row["cause"],
+                    anchor=row["anchor"],
+                    patterns=pats,
+                    confidence=float(row["confidence"]),
+                    explanation=row["explanation"],
+                    fix=row["fix"],
+                    source=cites.get(src, src),  # a key of [meta.sources] becomes its citation
+                    priority=int(row.get("priority", 0)),
+                    defaults=dict(row.get("defaults", {})),
+                    examples=tuple(row.get("examples", ())),
+                    header=header,
+                )
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise KnowledgeError(f"headers.toml: header[{i}] ({row.get('id', '?')}) is invalid: {exc}") from exc
+    return out
