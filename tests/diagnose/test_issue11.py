@@ -271,6 +271,38 @@ def test_batch10_dev_logs_name_their_cause(name, cause):
     assert _diag(_lines(name)).root.cause_id == cause
 
 
+def test_torch_library_not_found_is_undecided_between_path_and_another_torch():
+    """torch's own libtorch_cpu.so / libc10.so not found: the loader path (import order,
+    LD_LIBRARY_PATH) or a module built for another torch; the log cannot tell, so neither is
+    confident (torchlars#15 is the other torch; trilinear and hasktorch are the path)."""
+    for name, want in [
+        ("import-torchlars-libtorch-cpu-torch14.log", "torch_extension_mismatch"),
+        ("sharedlib-hasktorch-regression-libc10.log", "shared_library_not_found"),
+        ("import-trilinear-libc10-before-torch.log", "shared_library_not_found"),
+    ]:
+        assert ROWS[name]["cause"] == want
+        d = _diag(_lines(name))
+        assert [c.cause_id for c in d.causes[:2]] == ["shared_library_not_found", "torch_extension_mismatch"], name
+        assert max(c.confidence for c in d.causes[:2]) <= 0.6, name
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("apiremoved-warptransducer-thc-h-setup.log", "torch_api_removed"),  # a bare THC.h, curly quote
+        ("abi-lammps-pairnequip-libtorch-torchcheckfail-cxx11.log", "cxx_abi_mismatch"),  # demangled, at link
+        ("import-torchscatter-libtorch-cuda-cu-missing.log", "torch_extension_mismatch"),  # BUILD_SPLIT_CUDA lib
+        ("import-pytorch3d-c-dll-procedure-windows-shape.log", "torch_extension_mismatch"),
+    ],
+)
+def test_batch12_and_13_dev_logs_name_their_cause(name, cause):
+    """Batch 12/13 dev logs: THC.h included without its THC/ directory, a link-time undefined
+    reference to a c10 function taking std::__cxx11::basic_string, libtorch_cuda_cu.so (only in
+    torch builds with BUILD_SPLIT_CUDA), Windows' "The specified procedure could not be found"."""
+    assert ROWS[name]["split"] == "dev"
+    assert _diag(_lines(name)).root.cause_id == cause
+
+
 def test_uv_hint_about_a_build_dependency_is_a_package_build():
     """whyNLP/LCKV#17, flash-attn under uv (batch 10, dev): uv says the package "doesn't declare [torch] as a
     build dependency": the log shows a package build, so "No module named 'torch'" is torch

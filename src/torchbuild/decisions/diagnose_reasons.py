@@ -44,6 +44,8 @@ _ROCM_SO = re.compile(
     r"lib(?:amdhip64|hiprtc|rocblas|MIOpen|rccl|hipblas\w*|hipsparse|hipfft|rocfft|roctracer64|hsa-runtime64)"
     r"\.so\.(?P<v>\d+)"
 )
+#: torch's own shared libraries (torch/lib of a wheel, lib/ of libtorch).
+_TORCH_SO = re.compile(r"\b(?P<lib>lib(?:torch\w*|c10\w*|shm|caffe2\w*)\.(?:so|dylib))\b")
 
 
 class _CauseLike(Protocol):
@@ -278,6 +280,28 @@ def reason(
                 "for another ROCm; the log does not show which."
             )
             return out, notes
+
+        # torch's own library (libc10.so, libtorch_cpu.so) not found when something loads it: the
+        # library directory of torch is not on the loader's path (a module imported before
+        # `import torch`: pytorch/extension-cpp, trilinear; a libtorch program without
+        # LD_LIBRARY_PATH: hasktorch), or the module was built for a torch that had a library this
+        # one lacks (torchlars built for torch >= 1.5 on torch 1.4); one line cannot tell which.
+        m = _TORCH_SO.search(root.values.get("lib", ""))
+        if m and root.confidence > 0.6:
+            ext = _as(
+                root,
+                "torch_extension_mismatch",
+                UNDECIDED_CAP - 0.05,
+                f"The module may also have been built for another torch, one that has {m.group('lib')}.",
+                "Install the build of that package made for this torch (or rebuild it against this torch).",
+                "https://github.com/kakaobrain/torchlars/issues/15",
+            )
+            notes.append(
+                f"{m.group('lib')} is torch's own library: either torch's lib directory is not on the loader's path "
+                "(import torch before the extension; LD_LIBRARY_PATH for a libtorch program), or the module was "
+                "built for another torch; the log does not say which."
+            )
+            return [_cap(root, 0.6), ext, *rest], notes
 
     # 5. pip reported a dependency conflict earlier: the failure that follows is its
     #    symptom (a BLAS / symbol / library error of the mismatched package).
