@@ -40,9 +40,11 @@ ROWS = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
 #: after its dev work: ceiling 0.02 (the issue's bar is 3%).  Batch 11 (20 logs): 678/740 (91.6%),
 #: 14/740, within both.  Batch 12 (37 logs, added at the end of session 18 with no work done for its
 #: dev logs either: 73.0% of it right, 3 of it confidently wrong): 705/777 (90.7%), 17/777 (2.2%):
-#: floor 0.905, ceiling 0.025 until its dev logs are worked on.
-ACCURACY_FLOOR = 0.905
-WRONG_HIGH_CEILING = 0.025
+#: floor 0.905, ceiling 0.025 until its dev logs are worked on.  Session 19 worked on batch 12's dev
+#: logs, added batch 13 (20 logs, 10 held out) and moved the missing-header signatures to
+#: headers.toml: 736/797 (92.3%), 15/797 (1.9%): floor 0.92, ceiling 0.02 again.
+ACCURACY_FLOOR = 0.92
+WRONG_HIGH_CEILING = 0.02
 
 
 def _diagnose_json(path: Path) -> dict:
