@@ -88,3 +88,39 @@ def test_near_miss_says_when_the_anchor_is_there_but_the_pattern_is_not():
 def test_a_diagnosed_log_has_nothing_missing():
     out = _run("--explain-miss", str(CORPUS / "nvcc-arch30-nccl-pytorch-build.log"))
     assert "diagnosed as cuda_arch_unsupported" in out and "nothing is missing" in out
+
+
+def test_a_missing_header_drafts_a_headers_toml_row_that_names_the_cause():
+    """A compiler that cannot find an #include no row knows (nvcc's front end, a real line of
+    TomClabault/HIPRT-Path-Tracer#13, fixed there by `git submodule update --init`): the draft
+    is a [[header]] row of headers.toml, and that row, filled in, names the cause in every
+    compiler's wording."""
+    from torchbuild.decisions.diagnose.signatures import header_signature
+
+    line = '../src/HostDeviceCommon/Math.h(11): catastrophic error: cannot open source file "hip/hip_runtime.h"'
+    d = diagnose_lines([(1, line)])
+    assert d.root.cause_id == "unknown"
+    ex = explain_miss(d)
+    assert ex.draft_file.endswith("knowledge/data/headers.toml") and ex.draft.startswith("[[header]]")
+    filled = (
+        ex.draft.replace('"<short-name>-header-missing"', '"hip-runtime-header-missing"')
+        .replace('"<a cause id of knowledge/data/causes.toml>"', '"submodule_missing"')
+        .replace(
+            '"<the issue URL this line comes from>"', '"https://github.com/TomClabault/HIPRT-Path-Tracer/issues/13"'
+        )
+    )
+    sig = header_signature(tomllib.loads(filled)["header"][0])
+    assert sig.anchor in line
+    for other in (line, "x.cpp:11:10: fatal error: hip/hip_runtime.h: No such file or directory"):
+        d2 = diagnose_lines([(1, other)], signatures=(sig, *load_signatures()))
+        assert d2.root.signature == "hip-runtime-header-missing" and d2.root.values["header"] == "hip/hip_runtime.h"
+    out = _run("--explain-miss", "--json", str(CORPUS / "nvcc-arch30-nccl-pytorch-build.log"))
+    assert json.loads(out)["draft_file"].endswith("signatures.toml")  # not a header: the usual file
+
+
+def test_a_missing_program_is_not_drafted_as_a_header():
+    """'bin/hipcc: No such file or directory' (a program, no include) keeps the signature draft."""
+    from torchbuild.decisions.diagnose_explain import _missing_header
+
+    assert _missing_header("/bin/sh: 1: /opt/rocm/bin/hipcc: No such file or directory") is None
+    assert _missing_header("x.cpp:2:10: fatal error: Eigen/Dense: No such file or directory") == "Eigen/Dense"

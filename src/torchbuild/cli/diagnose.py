@@ -82,12 +82,14 @@ def _explain(diag, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-
         if ex.failing_step[2]:
             out.write(f"  command: {ex.failing_step[2][:300]}\n")
     out.write(
-        "closest signatures (knowledge/data/signatures.toml):\n" if ex.near else "no signature shares words with it.\n"
+        "closest signatures (knowledge/data/signatures.toml, headers.toml):\n"
+        if ex.near
+        else "no signature shares words with it.\n"
     )
     for n in ex.near:
         out.write(f"  {n.signature} ({n.cause}, closeness {n.score:.2f}): {n.why}\n")
     out.write(
-        "\nto name this cause, add a row like this to src/torchbuild/knowledge/data/signatures.toml\n"
+        f"\nto name this cause, add a row like this to {ex.draft_file}\n"
         "(docs/diagnose-signatures.md), then run python -m pytest tests/diagnose:\n\n" + ex.draft
     )
     return 0

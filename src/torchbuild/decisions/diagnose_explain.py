@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .diagnose import UNKNOWN, Diagnosis, Signature, load_signatures, normalize
+from .diagnose.signatures import header_messages
 
 __all__ = ["NearMiss", "MissExplanation", "explain_miss"]
 
@@ -70,7 +71,11 @@ class MissExplanation:
     :param first_error: ``(line, text)`` of the first real error, or None.
     :param failing_step: ``(line, text, command)`` of its step, or None.
     :param near: the closest signatures, best first.
-    :param draft: a draft ``[[signature]]`` row (TOML text) for the first error.
+    :param draft: a draft row (TOML text) for the first error: a ``[[header]]`` row of
+        ``headers.toml`` when the error is a compiler that cannot find an ``#include``,
+        else a ``[[signature]]`` row of ``signatures.toml``.
+    :param draft_file: the data file the draft belongs in, relative to the repository
+        (``src/torchbuild/knowledge/data/signatures.toml`` or ``.../headers.toml``).
     """
 
     diagnosed: str
@@ -78,6 +83,7 @@ class MissExplanation:
     failing_step: tuple[int, str, str | None] | None
     near: list[NearMiss] = field(default_factory=list)
     draft: str = ""
+    draft_file: str = "src/torchbuild/knowledge/data/signatures.toml"
 
     def to_json_dict(self) -> dict[str, object]:
         """JSON-ready dict with the same fields."""
@@ -91,6 +97,7 @@ class MissExplanation:
             ),
             "near": [n.__dict__ for n in self.near],
             "draft": self.draft,
+            "draft_file": self.draft_file,
         }
 
 
@@ -105,6 +112,44 @@ def _why(sig: Signature, line: str) -> str:
         if sig.match(line) is None:
             return f"the anchor is there, but no pattern matches (e.g. {pat[:90]!r})"
     return "it matches this line, but a signature of higher priority or an earlier error came first"
+
+
+#: Any header path, in the place of a header row's regex in the compilers' not-found messages;
+#: an extensionless one (``Eigen/Dense``, ``google/dense_hash_map``) only after "fatal error" /
+#: "catastrophic error" (a missing program, ``bin/hipcc: No such file``, is no include).
+_ANY_HEADER = r"[\w.+/-]+\.(?:h|hh|hpp|hxx|cuh|inc)"
+_ANY_PATH = r"[\w.+-]+/[\w.+/-]+"
+
+
+def _missing_header(text: str) -> str | None:
+    """The include path of a compiler's not-found message in ``text`` (the wordings of
+    ``headers.toml``), else None."""
+    body = normalize(text)
+    shapes = [_ANY_HEADER] + ([_ANY_PATH] if re.search(r"(?i)(?:fatal|catastrophic) error", body) else [])
+    for shape in shapes:
+        for _, pat, _ in header_messages():
+            m = re.search(pat.replace("{header}", shape), body)
+            if m:
+                return m.group("header")
+    return None
+
+
+def _header_draft(text: str, header: str) -> str:
+    literal = max(re.split(r"[^\w.+-]", header), key=len) or header
+    ex = normalize(text).replace("\\", "\\\\").replace('"', '\\"')
+    return (
+        "[[header]]\n"
+        'id = "<short-name>-header-missing"\n'
+        'cause = "<a cause id of knowledge/data/causes.toml>"\n'
+        f'anchor = "{literal}"\n'
+        f"header = '''{re.escape(header)}'''\n"
+        "confidence = 0.8\n"
+        "priority = 4\n"
+        'explanation = "The compiler cannot find {header}: <which package or step provides it>"\n'
+        'fix = "<what to install or run>"\n'
+        f'examples = ["{ex}"]\n'
+        'source = "<the issue URL this line comes from>"\n'
+    )
 
 
 def _draft(text: str) -> str:
@@ -165,5 +210,10 @@ def explain_miss(diag: Diagnosis, signatures: Sequence[Signature] | None = None,
             scored.append((score, s))
     scored.sort(key=lambda t: (-t[0], -t[1].priority))
     out.near = [NearMiss(s.id, s.cause, round(sc, 2), _why(s, normalize(fe.text))) for sc, s in scored[:top]]
-    out.draft = _draft(fe.text)
+    header = _missing_header(fe.text)
+    if header is not None:
+        out.draft = _header_draft(fe.text, header)
+        out.draft_file = "src/torchbuild/knowledge/data/headers.toml"
+    else:
+        out.draft = _draft(fe.text)
     return out

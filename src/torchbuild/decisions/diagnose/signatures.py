@@ -8,6 +8,7 @@ import re
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ...knowledge import KnowledgeError, load, rows
 
@@ -150,35 +151,38 @@ def header_messages() -> tuple[tuple[str, str, str], ...]:
         raise KnowledgeError(f"headers.toml: a [[message]] is invalid: {exc}") from exc
 
 
+def header_signature(row: Mapping[str, Any]) -> Signature:
+    """One ``[[header]]`` row of ``headers.toml`` (a parsed TOML table) as a signature: each
+    compiler message of :func:`header_messages` with the row's ``header`` regex in its
+    ``{header}`` place, then the row's ``also`` patterns.
+
+    :raises KnowledgeError: a field is missing or invalid, or the header regex names a group.
+    """
+    try:
+        header = row["header"]
+        if "(?P<" in header:
+            raise ValueError("the header regex names a group (the messages capture it as `header`)")
+        pats = tuple(m.replace("{header}", header) for _, m, _ in header_messages()) + tuple(row.get("also", ()))
+        src = row["source"] if isinstance(row["source"], str) else row["source"][0]
+        cites = load("headers").get("meta", {}).get("sources", {})
+        return Signature(
+            id=row["id"],
+            cause=row["cause"],
+            anchor=row["anchor"],
+            patterns=pats,
+            confidence=float(row["confidence"]),
+            explanation=row["explanation"],
+            fix=row["fix"],
+            source=cites.get(src, src),  # a key of [meta.sources] becomes its citation
+            priority=int(row.get("priority", 0)),
+            defaults=dict(row.get("defaults", {})),
+            examples=tuple(row.get("examples", ())),
+            header=header,
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise KnowledgeError(f"headers.toml: header row {row.get('id', '?')!r} is invalid: {exc}") from exc
+
+
 def _header_signatures() -> list[Signature]:
-    """The ``[[header]]`` rows of ``headers.toml`` as signatures: each compiler message
-    with the row's header regex in its ``{header}`` place, then the row's ``also``."""
-    messages = [pat for _, pat, _ in header_messages()]
-    cites = load("headers").get("meta", {}).get("sources", {})
-    out = []
-    for i, row in enumerate(rows("headers", "header")):
-        try:
-            header = row["header"]
-            if "(?P<" in header:
-                raise ValueError("the header regex names a group (the messages capture it as `header`)")
-            pats = tuple(m.replace("{header}", header) for m in messages) + tuple(row.get("also", ()))
-            src = row["source"] if isinstance(row["source"], str) else row["source"][0]
-            out.append(
-                Signature(
-                    id=row["id"],
-                    cause=row["cause"],
-                    anchor=row["anchor"],
-                    patterns=pats,
-                    confidence=float(row["confidence"]),
-                    explanation=row["explanation"],
-                    fix=row["fix"],
-                    source=cites.get(src, src),  # a key of [meta.sources] becomes its citation
-                    priority=int(row.get("priority", 0)),
-                    defaults=dict(row.get("defaults", {})),
-                    examples=tuple(row.get("examples", ())),
-                    header=header,
-                )
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise KnowledgeError(f"headers.toml: header[{i}] ({row.get('id', '?')}) is invalid: {exc}") from exc
-    return out
+    """The ``[[header]]`` rows of ``headers.toml`` as signatures (:func:`header_signature`)."""
+    return [header_signature(row) for row in rows("headers", "header")]
