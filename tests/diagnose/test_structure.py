@@ -305,3 +305,24 @@ def test_translated_messages_are_read_in_english(line, cause):
     knowledge/data/localized.toml) name the same cause as the English line."""
     d = diagnose_text(line)
     assert d.root.cause_id == cause and d.root.confidence >= 0.7
+
+
+def test_a_cmake_message_matched_only_when_joined_is_a_signature_hit_for_the_reasoning():
+    """A CMake message whose cause shows only when its wrapped lines are joined (CMake's
+    'file INSTALL cannot copy file' with strerror's 'No space left on device' split over two
+    lines) names the header line's event, and is recorded like every other match, so that the
+    reasoning rules that look beyond the root see it."""
+    from torchbuild.decisions.diagnose.matching import Scanner
+
+    lines = [
+        "CMake Error at cmake_install.cmake:46 (file):",
+        '  file INSTALL cannot copy file "/x/lib/a.so" to "/y/lib/a.so": No space left on',
+        "  device.",
+        "",
+        "-- done",
+    ]
+    sc = Scanner()
+    for i, text in enumerate(lines, 1):
+        sc.feed(i, text)
+    assert ("disk_full", 1) in {(h.cause_id, h.line) for h in sc._hits}
+    assert diagnose_text("\n".join(lines)).root.cause_id == "disk_full"

@@ -137,6 +137,8 @@ class Scanner:
                 if ev_line.line != ev.line:
                     ev.extra = [e for e in msg[1:] if e.text.strip()][:6]
                 self._sig_seen.add(sig.cause)
+                if len(self._hits) < MAX_EVENTS:  # the reasoning sees it like any other match
+                    self._hits.append(SignatureHit(sig.cause, sig.id, ev.line))
                 return
         self._add_event(
             _Event(
