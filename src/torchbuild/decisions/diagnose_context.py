@@ -87,6 +87,8 @@ class LogContext:
     :param torch_conda_forge: a conda-forge build of torch is listed (built with the
         new C++ ABI, unlike pip wheels before torch 2.7).
     :param cuda_versions: CUDA versions mentioned (``11.8``; ``+cu118`` is ``11.8``).
+    :param nvcc_versions: CUDA versions that nvcc itself printed (``nvcc -V``: "Cuda compilation
+        tools, release 11.5, V11.5.119" gives ``11.5``): the toolkit that compiles.
     :param gcc_majors: GCC major versions seen (``/usr/include/c++/11/``, ``gcc 9.4.0``).
     :param abi_flags: values of ``-D_GLIBCXX_USE_CXX11_ABI`` seen (``"0"``, ``"1"``).
     :param torch_imports: paths of torch's own modules in tracebacks.
@@ -105,6 +107,7 @@ class LogContext:
     torch_versions: list[str] = field(default_factory=list)
     torch_conda_forge: bool = False
     cuda_versions: list[str] = field(default_factory=list)
+    nvcc_versions: list[str] = field(default_factory=list)
     gcc_majors: list[int] = field(default_factory=list)
     abi_flags: set[str] = field(default_factory=set)
     torch_imports: list[str] = field(default_factory=list)
@@ -150,6 +153,8 @@ class ContextCollector:
                 if len(v) == 3 and "." not in v:  # +cu118
                     v = f"{v[:2]}.{v[2]}"
                 _add(c.cuda_versions, v)
+                if m.group("a"):
+                    _add(c.nvcc_versions, v)
         if "c++/" in body or "gcc" in body or "GCC" in body:
             for m in _GCC_MAJOR.finditer(body):
                 _add(c.gcc_majors, int(next(g for g in m.groups() if g)))

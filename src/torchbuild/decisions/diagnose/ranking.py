@@ -4,6 +4,7 @@ how the root is chosen)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from ..diagnose_reasons import SignatureHit, reason
@@ -23,6 +24,11 @@ from .model import (
     Step,
 )
 from .signatures import Signature, _fill
+
+#: Confidence of an error the program went on after (see :meth:`Diagnoser._fatal_exception_after`).
+SURVIVED_CAP = 0.5
+#: The last line of a Python traceback: ``module.ExceptionName: message``.
+_PY_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit)\b")
 
 
 class Diagnoser(Scanner):
@@ -83,8 +89,18 @@ class Diagnoser(Scanner):
         used: set[int] = set()
         if in_root:
             ev = in_root[0]
-            causes.append(self._cause(ev, ev.sig.confidence))  # type: ignore[union-attr]
-            used.add(id(ev))
+            fatal = self._fatal_exception_after(ev, events)
+            if fatal is not None:
+                causes.append(self._cause(fatal, fatal.sig.confidence))  # type: ignore[union-attr]
+                causes.append(self._cause(ev, min(ev.sig.confidence, SURVIVED_CAP)))  # type: ignore[union-attr]
+                used.update((id(ev), id(fatal)))
+                notes.append(
+                    f"The error on line {ev.line} did not stop the program: it went on and ended in a Python "
+                    f"exception (line {fatal.line}), which is reported first."
+                )
+            else:
+                causes.append(self._cause(ev, ev.sig.confidence))  # type: ignore[union-attr]
+                used.add(id(ev))
         else:
             others = [e for e in events if e.sig is not None]
             if others:
@@ -146,6 +162,32 @@ class Diagnoser(Scanner):
         if self.events_dropped:
             notes.append(f"{self.events_dropped} further error lines were not kept (memory bound).")
         return Diagnosis(causes, first_error, stats, notes, step)
+
+    def _fatal_exception_after(self, root: _Event, events: Sequence[_Event]) -> _Event | None:
+        """The Python exception that ended the program, when the first error was one it survived.
+
+        A build script that printed an error outside any build step (a feature probe's failed
+        link: DeepSpeed's ``test.c`` / ``LNK1181: cannot open input file 'aio.lib'`` before
+        "async_io requires the dev libaio", S95Sedan/Deepspeed-Windows#6) and then died of a
+        traceback whose last line is a known failure with a higher confidence: that exception
+        stopped it.  Returns the exception's event, or None when the rule does not apply (the
+        first error belongs to a failing step, the traceback began before it, or a later
+        error follows the exception)."""
+        if root.step >= 0 or root.sig is None:
+            return None
+        last = next((e for e in reversed(events) if e.sig is not None), None)
+        if last is None or last is root or last.line <= root.line or last.step < 0:
+            return None
+        step = self.steps[last.step] if last.step < len(self.steps) else None
+        if (
+            step is None
+            or not step.text.startswith("Traceback")
+            or step.line <= root.line
+            or not _PY_EXCEPTION.match(last.text)
+            or last.sig.confidence <= root.sig.confidence  # type: ignore[union-attr]
+        ):
+            return None
+        return last
 
     def _evidence(self, ev: _Event) -> list[Evidence]:
         lines = {e.line: e for e in ev.before}

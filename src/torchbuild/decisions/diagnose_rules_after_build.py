@@ -1,0 +1,197 @@
+"""Reasoning rules for failures at import time, after a build (pure): an undefined torch symbol
+(another torch or the other C++ ABI), ``No module named 'torch._C'`` from an installed torch, a
+versioned CUDA/ROCm/torch library not found.  Each rule takes the root cause and the rest, the
+log's context and its signature hits, and returns the new cause list with notes, or None; see
+:func:`torchbuild.decisions.diagnose_reasons.reason`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from .diagnose_context import LogContext
+from .diagnose_rules_common import (
+    _CUDA_SO,
+    _ROCM_SO,
+    _TORCH_SO,
+    UNDECIDED_CAP,
+    CauseFor,
+    SignatureHit,
+    Verdict,
+    _abi_evidence,
+    _as,
+    _cap,
+    _CauseLike,
+    _site,
+    _torch_new_abi,
+)
+
+
+def _abi_or_version(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A missing torch symbol that takes std::string: another torch, or the other C++ ABI.  Only an
+    ABI difference printed in the log decides for the ABI (conda-forge's torch uses the new ABI;
+    both -D_GLIBCXX_USE_CXX11_ABI values). Sources: rusty1s/pytorch_scatter#186,
+    rusty1s/pytorch_sparse#250 (version), CharlesShang/DCNv2#19 (ABI)."""
+    notes: list[str] = []
+    if root.signature == "undefined-symbol-abi":
+        symbol = root.values.get("symbol", "")
+        if "cxx11" in symbol and _torch_new_abi(ctx) is None:
+            # The extension wants std::__cxx11 (the new ABI) and the log does not say
+            # which ABI torch uses.  Pip wheels of torch before 2.7 export no __cxx11
+            # symbol at all (pytorch/pytorch#65651), so the ABI is the likelier root; an
+            # extension for another torch stays listed second.  intel/torch-ccl#16.
+            first = _cap(root, UNDECIDED_CAP + 0.05)
+            second = _as(
+                root,
+                "torch_extension_mismatch",
+                UNDECIDED_CAP - 0.05,
+                f"The extension may also have been built for another torch version: torch does not export {symbol}.",
+                "Install the extension version made for this torch, or rebuild it against this torch "
+                "(pip install --no-build-isolation --no-cache-dir <pkg>).",
+                "https://github.com/rusty1s/pytorch_scatter/issues/186",
+            )
+            notes.append(
+                "The missing symbol takes the C++11-ABI std::string (std::__cxx11): an extension built with "
+                "_GLIBCXX_USE_CXX11_ABI=1 against a torch built with 0 (pip wheels before torch 2.7) is the usual "
+                "cause; check torch._C._GLIBCXX_USE_CXX11_ABI."
+            )
+            return [first, second, *rest], notes
+        if not _abi_evidence(symbol, ctx):
+            sym = symbol or "the missing symbol"
+            first = _as(
+                root,
+                "torch_extension_mismatch",
+                UNDECIDED_CAP,
+                f"The extension needs {sym}, which this torch does not export: it was built for another torch "
+                "version, or with the other C++ ABI (the symbol takes std::string); the log does not say which.",
+                "Install the extension build made for this torch version (and ABI: "
+                "torch._C._GLIBCXX_USE_CXX11_ABI), or rebuild it against this torch "
+                "(pip install --no-build-isolation --no-cache-dir <pkg>).",
+                "https://github.com/rusty1s/pytorch_scatter/issues/186",
+            )
+            out = [first, _cap(root, UNDECIDED_CAP - 0.05), *rest]
+            notes.append(
+                "The missing symbol fits both an extension built for another torch and a C++ ABI mismatch; "
+                "the log shows neither torch's ABI nor the extension's, so both are listed."
+            )
+            return out, notes
+
+    return None
+
+
+def _torch_c_installed(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """ "No module named 'torch._C'" from an installed torch is not the source tree. Source:
+    tsurumeso/vocal-remover#109 (site-packages) vs pytorch/pytorch#788."""
+    notes: list[str] = []
+    if root.cause_id == "import_from_source_dir" and ctx.torch_imports and all(_site(p) for p in ctx.torch_imports):
+        out = [
+            _as(
+                root,
+                "unknown",
+                0.0,
+                f"torch was imported from an installed package ({ctx.torch_imports[0]}), not from a source tree, "
+                "and its compiled module torch._C is missing: a broken or partial install.",
+                "Reinstall torch (pip install --force-reinstall torch, with the index URL of your CUDA build).",
+                "torchbuild",
+            ),
+            *rest,
+        ]
+        out[0] = replace(out[0], signature=None)  # type: ignore[type-var]
+        notes.append("torch came from site-packages, so the source-tree explanation does not fit.")
+        return out, notes
+
+    return None
+
+
+def _library_of_other_build(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A versioned CUDA library that is not found: missing from the library path, or the extension
+    was built for another CUDA (iSEE-Laboratory/LLMDet#32: mmcv for CUDA 10.1 on a CUDA 12.1
+    system)."""
+    notes: list[str] = []
+    if root.cause_id == "shared_library_not_found":
+        m = _CUDA_SO.search(root.values.get("lib", "") + " " + " ".join(e.text for e in getattr(root, "evidence", [])))
+        if m:
+            want = m.group("v")
+            other = [v for v in ctx.cuda_versions if not v.startswith(want.split(".")[0] + ".") and v != want]
+            ext = _as(
+                root,
+                "torch_extension_mismatch",
+                0.6 if other else UNDECIDED_CAP - 0.05,
+                f"A module wants the CUDA {want} runtime library, "
+                + (
+                    f"but this machine's CUDA is {other[0]}: it was built for another CUDA (or torch)."
+                    if other
+                    else "which is not installed: it may have been built for another CUDA (or torch)."
+                ),
+                "Install the build of that package made for your torch and CUDA (or rebuild it here).",
+                "https://github.com/iSEE-Laboratory/LLMDet/issues/32",
+            )
+            if other:
+                out = [ext, _cap(root, UNDECIDED_CAP), *rest]
+                notes.append(f"The library wanted (CUDA {want}) differs from the CUDA the log shows ({other[0]}).")
+            else:
+                out = [_cap(root, 0.6), ext, *rest]
+                notes.append(
+                    f"libraries of CUDA {want} are missing: either not on the library path, or the module "
+                    "was built for another CUDA; the log does not show which CUDA this machine has."
+                )
+            return out, notes
+        m = _ROCM_SO.search(root.values.get("lib", "") + " " + " ".join(e.text for e in getattr(root, "evidence", [])))
+        if m:
+            # The same for ROCm: a module linked against another ROCm's runtime (ROCm/apex#73: built
+            # with ROCm 5, run with ROCm 4.5), or the library is not on the path; the log cannot say.
+            want = m.group("v")
+            ext = _as(
+                root,
+                "torch_extension_mismatch",
+                UNDECIDED_CAP - 0.05,
+                f"A module wants the ROCm {want}.x runtime library, which is not installed: it may have been "
+                "built for another ROCm (or another torch), or left over from an earlier build.",
+                "Rebuild the module against this ROCm and torch (remove its old build/ directory first), or "
+                "install the build made for them.",
+                "https://github.com/ROCm/apex/issues/73",
+            )
+            out = [_cap(root, 0.6), ext, *rest]
+            notes.append(
+                f"ROCm {want}.x libraries are missing: either not on the library path, or the module was built "
+                "for another ROCm; the log does not show which."
+            )
+            return out, notes
+
+        # torch's own library (libc10.so, libtorch_cpu.so) not found when something loads it: the
+        # library directory of torch is not on the loader's path (a module imported before
+        # `import torch`: pytorch/extension-cpp, trilinear; a libtorch program without
+        # LD_LIBRARY_PATH: hasktorch), or the module was built for a torch that had a library this
+        # one lacks (torchlars built for torch >= 1.5 on torch 1.4); one line cannot tell which.
+        m = _TORCH_SO.search(root.values.get("lib", ""))
+        if m and root.confidence > 0.6:
+            ext = _as(
+                root,
+                "torch_extension_mismatch",
+                UNDECIDED_CAP - 0.05,
+                f"The module may also have been built for another torch, one that has {m.group('lib')}.",
+                "Install the build of that package made for this torch (or rebuild it against this torch).",
+                "https://github.com/kakaobrain/torchlars/issues/15",
+            )
+            notes.append(
+                f"{m.group('lib')} is torch's own library: either torch's lib directory is not on the loader's path "
+                "(import torch before the extension; LD_LIBRARY_PATH for a libtorch program), or the module was "
+                "built for another torch; the log does not say which."
+            )
+            return [_cap(root, 0.6), ext, *rest], notes
+
+    return None
+
+
+#: The rules of this module, in the order they are tried.
+RULES = (
+    _abi_or_version,
+    _torch_c_installed,
+    _library_of_other_build,
+)

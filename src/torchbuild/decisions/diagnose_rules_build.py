@@ -1,0 +1,304 @@
+"""Reasoning rules for failures while building (pure): a host compiler too new for nvcc, a pip
+dependency conflict before the failure, a compiler too old for the C++ standard, CUDA causes in
+a ROCm build, a crash beside a full disk, a CPU-only torch read by setup.py, torch missing from
+pip's isolated build environment.  Same shape as
+:mod:`torchbuild.decisions.diagnose_rules_after_build`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .diagnose_context import LogContext
+from .diagnose_rules_common import (
+    _NONE_ERROR,
+    UNDECIDED_CAP,
+    CauseFor,
+    SignatureHit,
+    Verdict,
+    _as,
+    _cap,
+    _CauseLike,
+)
+
+#: Signatures of a build script that refuses the CUDA version it read from nvcc (see
+#: :func:`_cuda_too_old_or_no_nvcc`).
+_PACKAGE_NEEDS_CUDA = frozenset({"ext-cuda-too-old-for-package", "requires-newer-cuda"})
+#: Causes that a pip dependency conflict printed before them explains (rules 5 and 5b).
+_SYMPTOMS = {
+    "blas_not_found",
+    "torch_extension_mismatch",
+    "cxx_abi_mismatch",
+    "shared_library_not_found",
+    "numpy_abi_mismatch",
+    "system_library_missing",
+}
+
+
+def _gcc_headers_unsupported(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """Errors inside the host C++ library headers: the known nvcc/GCC 11 bug, or a GCC that this
+    CUDA does not support at all (GCC 6 <tuple> with CUDA 8: NVIDIA/nccl#102)."""
+    notes: list[str] = []
+    if root.signature == "nvcc-std-function-parameter-packs":
+        m = re.search(r"/c\+\+/(\d+)/", " ".join([root.explanation, *[e.text for e in getattr(root, "evidence", [])]]))
+        major = (
+            int(m.group(1)) if m else (ctx.gcc_majors[-1] if ctx.gcc_majors else None)
+        )  # the GCC seen last, nearest the error
+        if major is not None and major != 11:
+            first = _as(
+                root,
+                "host_compiler_unsupported",
+                UNDECIDED_CAP + 0.05,
+                f"nvcc fails to parse GCC {major}'s own C++ headers: this CUDA most likely does not support "
+                f"GCC {major} (the known header bug is GCC 11 with CUDA 11.4-11.6).",
+                "Use a GCC this CUDA supports (CC/CXX/CUDAHOSTCXX), or a CUDA that supports this GCC.",
+                "https://github.com/NVIDIA/nccl/issues/102",
+            )
+            out = [first, _cap(root, UNDECIDED_CAP), *rest]
+            notes.append(f"Errors inside GCC {major}'s headers: the unsupported host compiler is the likelier root.")
+            return out, notes
+
+    return None
+
+
+def _conflict_before(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """Pip reported a dependency conflict earlier: the failure that follows is its symptom (a BLAS /
+    symbol / library error of the mismatched package)."""
+    notes: list[str] = []
+    conflict = next((h for h in hits if h.cause_id == "dependency_version_conflict"), None)
+    if conflict is not None and root.cause_id in _SYMPTOMS and conflict.line <= (root.line or 0):
+        first = _as(
+            root,
+            "dependency_version_conflict",
+            0.6,
+            f"pip reported a dependency conflict (line {conflict.line}) before this {root.cause_id} failure: "
+            "the installed versions do not fit together, and the error below is the symptom.",
+            "Pin the packages together (the versions pip names on that line), then reinstall.",
+            "pip-msgs",
+        )
+        out = [first, _cap(root, UNDECIDED_CAP), *rest]
+        notes.append(f"A dependency conflict (line {conflict.line}) comes before the {root.cause_id} error.")
+        return out, notes
+
+    return None
+
+
+def _conflict_first(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """The conflict is the first error: the later failure is its symptom, reported second"""
+    notes: list[str] = []
+    if root.cause_id == "dependency_version_conflict" and cause_for is not None:
+        later = next((h for h in hits if h.cause_id in _SYMPTOMS and h.line > (root.line or 0)), None)
+        c = cause_for(later) if later is not None else None
+        if c is not None:
+            out = [root, _cap(c, UNDECIDED_CAP), *rest]
+            notes.append(f"The {c.cause_id} failure on line {c.line} follows from this dependency conflict.")
+            return out, notes
+
+    return None
+
+
+def _std_old_compiler(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A C++ standard error with a compiler too old for that standard."""
+    notes: list[str] = []
+    if root.cause_id == "cxx_standard_mismatch" and ctx.gcc_majors and min(ctx.gcc_majors) < 7:
+        g = min(ctx.gcc_majors)
+        first = _as(
+            root,
+            "compiler_too_old",
+            UNDECIDED_CAP + 0.05,
+            f"torch's headers need a newer C++ standard, and the compiler is GCC {g}, too old for it.",
+            "Install a newer gcc/g++ (GCC 9 or later for torch 2.x) and point CC/CXX at it.",
+            "https://github.com/pytorch/vision/issues/2509",
+        )
+        out = [first, _cap(root, UNDECIDED_CAP), *rest]
+        notes.append(f"GCC {g} is in the log: the compiler, not only the -std flag, is too old.")
+        return out, notes
+
+    return None
+
+
+def _cuda_in_rocm(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A CUDA cause in a ROCm build is at most a guess (pytorch/pytorch#7687)."""
+    notes: list[str] = []
+    cuda_causes = {
+        "cuda_toolkit_incomplete",
+        "cuda_toolkit_not_found",
+        "cuda_version_mismatch",
+        "cuda_arch_unsupported",
+        "nvcc_unknown_host_flag",
+        "cuda_toolkit_too_old",
+    }
+    rocm_itself = any("hipcc" in v for v in root.values.values())  # ROCm's compiler is what is missing
+    if ctx.rocm and root.cause_id in cuda_causes and root.confidence > UNDECIDED_CAP and not rocm_itself:
+        out = [_cap(root, 0.5), *rest]
+        notes.append("This is a ROCm (HIP) build: a CUDA cause is only a guess here.")
+        return out, notes
+
+    return None
+
+
+def _crash_beside_full_disk(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A compiler that crashed (signal 11, killed) in a log that also says a file could not be
+    written: the full disk (or TMPDIR) is the root, the crash its symptom (pytorch/pytorch#2046:
+    cicc died of signal 11 beside "ptxas fatal : Internal error: writing file"; TMPDIR fixed it)."""
+    notes: list[str] = []
+    if root.cause_id in {"internal_compiler_error", "out_of_memory"} and cause_for is not None:
+        disk = next((h for h in hits if h.cause_id == "disk_full"), None)
+        c = cause_for(disk) if disk is not None else None
+        if c is not None:
+            out = [_cap(c, 0.7), _cap(root, UNDECIDED_CAP), *rest]
+            notes.append(
+                f"A write failure (line {c.line}) sits beside the compiler crash: a full disk or TMPDIR makes "
+                "compilers die, so the disk is the likelier root."
+            )
+            return out, notes
+
+    return None
+
+
+def _none_cuda_version(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A setup.py that crashed on None while reading torch's CUDA version: torch.version.cuda is
+    None in a CPU-only torch (openvino.genai#163: auto-gptq's setup.py, macOS; ashawkey/torch-
+    ngp#167: cpp_extension's _check_cuda_version parsing None)."""
+    notes: list[str] = []
+    if (
+        root.cause_id == "unknown"
+        and ctx.cuda_version_code
+        and any(_NONE_ERROR.search(e.text) for e in getattr(root, "evidence", []))
+    ):
+        first = _as(
+            root,
+            "torch_cpu_only",
+            0.6,
+            "The build script read torch's CUDA version and got None: the installed torch is a CPU-only build "
+            "(torch.version.cuda is None), and this package builds only against a CUDA torch.",
+            "Install a CUDA build of torch (pip install torch --index-url https://download.pytorch.org/whl/<cuXXX>), "
+            "or set the package's CUDA-version variable if it supports a CPU build.",
+            "https://github.com/openvinotoolkit/openvino.genai/issues/163",
+        )
+        out = [first, *rest]
+        notes.append("A NoneType error right after code that reads torch's CUDA version: a CPU-only torch.")
+        return out, notes
+
+    return None
+
+
+def _cmake_in_isolation(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """Find_package(Torch) failed inside pip's isolated build environment: torch is not installed
+    there (tatsy/torchmcubes#29; scikit-build-core and setuptools both)."""
+    notes: list[str] = []
+    if root.cause_id == "torch_cmake_config_not_found" and ctx.pip_isolated and not ctx.no_build_isolation:
+        first = _as(
+            root,
+            "torch_missing_in_build_env",
+            0.7,
+            "CMake's find_package(Torch) ran in pip's isolated build environment, which has no torch: the package "
+            "does not declare torch as a build requirement.",
+            "pip install --no-build-isolation <pkg> with torch installed (or add torch to the package's "
+            "build-system.requires).",
+            "https://github.com/tatsy/torchmcubes/pull/29",
+        )
+        out = [first, _cap(root, UNDECIDED_CAP), *rest]
+        notes.append("pip built this in an isolated environment: torch is not installed there.")
+        return out, notes
+    return None
+
+
+def _torch_missing_no_build(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """ "No module named 'torch'" in a log that shows no package build at all: a program run in an
+    environment without torch, not pip's isolated build (the cause is about builds)."""
+    notes: list[str] = []
+    if root.signature == "module-not-found-torch" and not ctx.building:
+        out = [_cap(root, 0.6), *rest]
+        notes.append(
+            "No package build shows in the log: if this happened while building, torch is missing from the build "
+            "environment (pip's isolation); if a program failed, torch is not installed in the Python that ran it."
+        )
+        return out, notes
+    return None
+
+
+def _cmake_torch_not_found(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """Find_package(Torch) failed and the log shows neither pip nor a cmake command: a C++ project
+    without CMAKE_PREFIX_PATH, or a Python package built by pip in isolation; both are reported
+    (tatsy/torchmcubes#29)."""
+    notes: list[str] = []
+    if root.cause_id == "torch_cmake_config_not_found" and not ctx.cmake_by_hand:
+        # the log shows neither pip nor a cmake command: a C++ project without CMAKE_PREFIX_PATH,
+        # or a Python package built by pip in isolation; both are reported (tatsy/torchmcubes#29).
+        second = _as(
+            root,
+            "torch_missing_in_build_env",
+            UNDECIDED_CAP - 0.05,
+            "If pip ran this build, torch is missing from pip's isolated build environment.",
+            "pip install --no-build-isolation <pkg> with torch installed.",
+            "https://github.com/tatsy/torchmcubes/pull/29",
+        )
+        out = [_cap(root, 0.6), second, *rest]
+        notes.append("The log does not show whether CMake ran by hand or under pip: both causes are listed.")
+        return out, notes
+    return None
+
+
+def _cuda_too_old_or_no_nvcc(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A package's "only supported on CUDA X and above" with no nvcc version anywhere in the log:
+    the toolkit may be too old, or there is no nvcc at all.  flash-attn, mamba and causal-conv1d
+    read the version from ``$CUDA_HOME/bin/nvcc -V`` and print this same message (with "make sure
+    nvcc has a supported version") whichever it is; state-spaces/mamba#323: the maintainer answered
+    that the message means nvcc is needed.  Both are listed, the older toolkit first."""
+    if root.cause_id != "cuda_toolkit_too_old" or root.signature not in _PACKAGE_NEEDS_CUDA:
+        return None
+    if ctx.nvcc_versions or root.values.get("found"):
+        return None
+    second = _as(
+        root,
+        "cuda_toolkit_not_found",
+        UNDECIDED_CAP - 0.05,
+        "Or there is no nvcc at all: the package reads the CUDA version from nvcc -V, and without a toolkit "
+        "(a torch wheel brings only the CUDA runtime) it reports the version check as failed.",
+        "Install the CUDA toolkit (nvcc) matching torch.version.cuda and set CUDA_HOME to it.",
+        "https://github.com/state-spaces/mamba/issues/323",
+    )
+    notes = [
+        "The log does not show which nvcc (if any) was found: run nvcc -V (and echo $CUDA_HOME) to tell an old "
+        "toolkit from a missing one."
+    ]
+    return [_cap(root, UNDECIDED_CAP), second, *rest], notes
+
+
+#: The rules of this module, in the order they are tried.
+RULES = (
+    _gcc_headers_unsupported,
+    _conflict_before,
+    _conflict_first,
+    _std_old_compiler,
+    _cuda_in_rocm,
+    _crash_beside_full_disk,
+    _none_cuda_version,
+    _cmake_in_isolation,
+    _torch_missing_no_build,
+    _cmake_torch_not_found,
+    _cuda_too_old_or_no_nvcc,
+)

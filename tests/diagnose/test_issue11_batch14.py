@@ -1,0 +1,118 @@
+"""Issue 11, batch 14's dev logs (tests/diagnose/realworld, index.toml): an error that the build
+script survived before it died of a Python exception, a package's CUDA version check that cannot
+tell an old toolkit from no nvcc, and missing files of a vendored dependency (third_party/, GLM)
+as real ninja, GNU make and gcc print them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from torchbuild.decisions.diagnose import diagnose_lines
+from torchbuild.decisions.diagnose_reasons import UNDECIDED_CAP
+
+CORPUS = Path(__file__).resolve().parent / "realworld"
+ROWS = {r["file"]: r for r in tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]}
+DEEPSPEED = "cudaver-deepspeed-win-buildwin-cu121-torch-cu118.log"
+CAUSAL_CONV1D = "nocuda-causalconv1d-force-build-no-nvcc.log"
+
+
+def _lines(name: str) -> list[str]:
+    return (CORPUS / name).read_text(encoding="utf-8").split("\n")
+
+
+def _diag(lines: list[str]):
+    return diagnose_lines(enumerate(lines, 1))
+
+
+def test_a_probe_error_the_script_survived_yields_to_the_exception_that_ended_it():
+    """S95Sedan/Deepspeed-Windows#6: DeepSpeed's async_io probe fails to link ``aio.lib`` (LNK1181),
+    warns, goes on, and dies of CUDAMismatchException.  The exception is the root; the link error
+    stays listed second, not confident."""
+    assert ROWS[DEEPSPEED]["split"] == "dev"
+    d = _diag(_lines(DEEPSPEED))
+    assert [c.cause_id for c in d.causes[:2]] == ["cuda_version_mismatch", "system_library_missing"]
+    assert d.causes[0].confidence >= 0.85
+    assert d.causes[1].confidence <= 0.5
+    assert d.causes[0].values == {"detected": "12.1", "torch": "11.8"}
+    assert any("did not stop the program" in n for n in d.notes)
+
+
+def test_an_error_inside_the_traceback_is_not_one_the_program_survived():
+    """The same lines with the traceback begun before the link error: the link error is part of
+    what the exception reports, so the first error stays the root."""
+    lines = _lines(DEEPSPEED)
+    tb = next(i for i, ln in enumerate(lines) if ln.startswith("Traceback"))
+    link = next(i for i, ln in enumerate(lines) if "LNK1181" in ln)
+    moved = lines[:link] + [lines[tb]] + lines[link:tb] + lines[tb + 1 :]
+    d = _diag(moved)
+    assert d.causes[0].cause_id == "system_library_missing"
+
+
+def test_an_error_in_a_failing_build_step_is_not_survived():
+    """A compile error inside ninja's FAILED block is the build's own failure, even when a traceback
+    with a more confident cause follows it (the first error stays the root)."""
+    lines = [
+        "FAILED: build/ext.o",
+        "c++ -c ext.cpp -o build/ext.o",
+        "ext.cpp:3:10: fatal error: boost/shared_ptr.hpp: No such file or directory",
+        "ninja: build stopped: subcommand failed.",
+        "Traceback (most recent call last):",
+        '  File "setup.py", line 9, in <module>',
+        "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+    ]
+    assert _diag(lines).causes[0].cause_id == "system_library_missing"
+
+
+def test_package_cuda_check_without_an_nvcc_version_lists_old_toolkit_and_no_nvcc():
+    """state-spaces/mamba#323: causal-conv1d's "only supported on CUDA 11.6 and above" with no nvcc
+    output in the log (the maintainer: nvcc is needed).  Both causes, neither confident; with the
+    nvcc -V line of an old toolkit in the log, the old toolkit alone, confident."""
+    assert ROWS[CAUSAL_CONV1D]["split"] == "dev"
+    lines = _lines(CAUSAL_CONV1D)
+    d = _diag(lines)
+    assert [c.cause_id for c in d.causes[:2]] == ["cuda_toolkit_too_old", "cuda_toolkit_not_found"]
+    assert max(c.confidence for c in d.causes[:2]) <= UNDECIDED_CAP
+    with_nvcc = ["Cuda compilation tools, release 11.5, V11.5.119", *lines]
+    d = _diag(with_nvcc)
+    assert d.causes[0].cause_id == "cuda_toolkit_too_old"
+    assert d.causes[0].confidence >= 0.8
+    assert "cuda_toolkit_not_found" not in [c.cause_id for c in d.causes]
+
+
+@pytest.mark.skipif(not (shutil.which("ninja") and shutil.which("make")), reason="needs ninja and make")
+def test_missing_vendored_inputs_from_real_ninja_and_make_are_a_submodule(tmp_path):
+    """Real ninja and GNU make, each told to build from a file under third_party/ that is not there
+    (a submodule not checked out): their own error lines name submodule_missing."""
+    (tmp_path / "build.ninja").write_text(
+        "rule cc\n  command = touch $out\nbuild x.o: cc ../third_party/fbgemm/src/a.cc\n", encoding="utf-8"
+    )
+    (tmp_path / "Makefile").write_text(
+        f"ext.o: {tmp_path}/third_party/glm/glm/glm.hpp\n\ttouch ext.o\n", encoding="utf-8"
+    )
+    for cmd in (["ninja"], ["make"]):
+        p = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, check=False)
+        assert p.returncode != 0
+        out = (p.stdout + p.stderr).splitlines()
+        d = _diag(out)
+        assert d.root.cause_id == "submodule_missing", (cmd, out)
+        assert "third_party/" in d.root.values.get("path", "") + d.root.values.get("path2", "")
+
+
+def test_missing_vendored_header_from_real_gcc_is_a_submodule(tmp_path):
+    """Real gcc compiling a file that includes a header of a third_party/ directory that is empty
+    (nerfstudio-project/gsplat#403 in the corpus shows the same line)."""
+    cc = shutil.which("g++") or shutil.which("c++")
+    if cc is None:
+        pytest.skip("needs a C++ compiler")
+    (tmp_path / "third_party" / "glm").mkdir(parents=True)
+    (tmp_path / "ext.cpp").write_text('#include "third_party/glm/glm/glm.hpp"\n', encoding="utf-8")
+    p = subprocess.run([cc, "-c", "ext.cpp", "-o", "ext.o"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert p.returncode != 0
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "submodule_missing"
+    assert d.root.values["header"] == "third_party/glm/glm/glm.hpp"
