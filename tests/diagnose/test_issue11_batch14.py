@@ -116,3 +116,49 @@ def test_missing_vendored_header_from_real_gcc_is_a_submodule(tmp_path):
     d = _diag(p.stderr.splitlines())
     assert d.root.cause_id == "submodule_missing"
     assert d.root.values["header"] == "third_party/glm/glm/glm.hpp"
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_empty_vendored_directory_from_real_cmake_is_a_submodule(tmp_path):
+    """Real CMake's add_subdirectory error (several lines) for an empty thirdparty/ directory
+    (openvinotoolkit/openvino#307 shows the same message for thirdparty/ade)."""
+    (tmp_path / "src" / "thirdparty" / "ade").mkdir(parents=True)
+    (tmp_path / "src" / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.10)\nproject(x NONE)\nadd_subdirectory(thirdparty/ade)\n", encoding="utf-8"
+    )
+    p = subprocess.run(
+        ["cmake", "-S", str(tmp_path / "src"), "-B", str(tmp_path / "b")], capture_output=True, text=True, check=False
+    )
+    assert p.returncode != 0
+    d = _diag((p.stdout + p.stderr).splitlines())
+    assert d.root.cause_id == "submodule_missing"
+    assert d.root.values["path"].endswith("thirdparty/ade")
+
+
+def test_clang_missing_header_message_cut_after_the_quoted_name_is_joined():
+    """clang's "fatal error: 'omp.h' file not found" broken after the quoted name by a terminal or an
+    issue page (tjof2/pgure-svt#35): the two lines are read as one message."""
+    lines = [
+        "[ 50%] Building CXX object CMakeFiles/pguresvt.dir/src/lib-PGURE-SVT.cpp.o",
+        "/Users/grr/pgure-svt-0.3.3/src/lib-PGURE-SVT.cpp:57:10: fatal error: 'omp.h'",
+        "      file not found",
+        "#include <omp.h>",
+        "1 error generated.",
+    ]
+    d = _diag(lines)
+    assert d.root.cause_id == "openmp_missing"
+    assert d.root.line == 2
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "torch/csrc/python_headers.h:9:20: fatal error: Python.h: no such directory or file",
+        "cc1plus: fatal error: cuda_runtime.h:No file or directory",
+    ],
+)
+def test_other_wordings_of_no_such_file_name_the_header(line):
+    """Wordings of ENOENT seen in pastes of localized or retyped gcc output (rusty1s/pytorch_scatter#31,
+    NVIDIA/apex#1591): the header still names the cause."""
+    want = "python_headers_missing" if "Python.h" in line else "cuda_toolkit_incomplete"
+    assert _diag([line]).root.cause_id == want

@@ -226,12 +226,13 @@ class Scanner:
         self._classify(number, text, body)
         self.prev.append(Evidence(number, text))
         if (
-            (len(body) >= WRAP_MIN or body.endswith(":"))
+            (len(body) >= WRAP_MIN or body.endswith((":", "'", '"', "’")))
             and len(self.events) > n_events
             and self.events[-1].line == number
             and self.events[-1].sig is None
         ):
-            # an error line that no signature knows: maybe the first half of a wrapped message
+            # an error line that no signature knows: maybe the first half of a wrapped message (long,
+            # or cut after a colon or a quoted name: clang's "fatal error: 'omp.h'" / "file not found")
             self._wrap_prev = (number, body)
 
     def _join_wrapped(self, wrapped: tuple[int, str], body: str) -> None:
@@ -241,8 +242,10 @@ class Scanner:
         two joined match a signature that neither matches alone, the first line's event gets it
         (or becomes one)."""
         number, first = wrapped
-        if first.endswith(":"):
-            first += " "  # "undefined symbol:" / "c10::cuda::c10_cuda_check_implementation(...)"
+        if first.endswith((":", "'", '"', "\u2019")):
+            # "undefined symbol:" / "c10::cuda::c10_cuda_check_implementation(...)";
+            # "fatal error: 'omp.h'" / "file not found"
+            first += " "
         hit = self._match_sigs(first + body)
         if hit is None or hit[0].hint or self._match_sigs(body) is not None:
             return
