@@ -18,6 +18,10 @@ TRIGGERS: tuple[bytes, ...] = (b"rror", b"ailed")
 GATE: tuple[str, ...] = (
     "rror",
     "RROR",
+    "ehler",  # German gcc ("Fehler: ") under LANG=de (knowledge/data/localized.toml, ascii rows)
+    "rreur",  # French ("erreur: ")
+    "erro ",  # Portuguese ("erro fatal: ")
+    "Errno",  # Python's OSError text, whose strerror may be translated ("[Errno 13] Keine Berechtigung")
     "ail",
     "AIL",
     "atal",
@@ -305,6 +309,23 @@ def delocalize(text: str) -> str:
     the gettext catalogs the tools ship (scripts/gen-localized-messages)."""
     rx, table = _localized()
     return rx.sub(lambda m: table[m.group(0)], text)
+
+
+def delocalize_ascii(text: str) -> str:
+    """``text`` (an ASCII line that looks like an error) with the translated tool messages that
+    are themselves ASCII put back in English: "error fatal: cuda_runtime.h: No existe el fichero o
+    el directorio" (gcc and glibc under LANG=es) -> "fatal error: cuda_runtime.h: No such file or
+    directory".  Only the rows of knowledge/data/localized.toml marked ``ascii``; :func:`normalize`
+    leaves ASCII lines alone so that an English log is scanned at grep speed, and the scanner calls
+    this only on the lines its gate lets through."""
+    rx, table = _localized_ascii()
+    return rx.sub(lambda m: table[m.group(0)], text) if rx.search(text) else text
+
+
+@functools.lru_cache(maxsize=1)
+def _localized_ascii() -> tuple[re.Pattern[str], dict[str, str]]:
+    table = {r["localized"]: r["english"] for r in rows("localized", "text") if r.get("ascii")}
+    return re.compile("|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))), table
 
 
 @functools.lru_cache(maxsize=1)

@@ -21,6 +21,7 @@ from .classify import (
     GATE,
     _is_error_not_command,
     _kind,
+    delocalize_ascii,
     normalize,
     unframe,
 )
@@ -222,6 +223,8 @@ class Scanner:
         if not self._interesting(body):
             self.prev.append(Evidence(number, text))
             return
+        if body.isascii():
+            body = delocalize_ascii(body)  # "error fatal: x.h: No existe el fichero o el directorio" (LANG=es)
         n_events = len(self.events)
         self._classify(number, text, body)
         self.prev.append(Evidence(number, text))
