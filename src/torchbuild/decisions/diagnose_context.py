@@ -18,6 +18,7 @@ MAX_FACTS = 16
 
 _ANCHORS = (
     "torch",
+    "Torch",  # "PyTorch version: 2.8.0" (issue templates, collect_env)
     "cuda",
     "CUDA",
     "c++/",
@@ -137,7 +138,7 @@ class ContextCollector:
         if not any(map(body.__contains__, _ANCHORS)):
             return
         c = self.ctx
-        if "torch" in body:
+        if "torch" in body or "Torch" in body:
             m = _TORCH_VER.search(body)
             if m:
                 _add(c.torch_versions, m.group("v"))

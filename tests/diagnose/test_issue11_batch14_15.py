@@ -1,4 +1,4 @@
-"""Issue 11, batch 14's dev logs (tests/diagnose/realworld, index.toml): an error that the build
+"""Issue 11, batches 14 and 15: dev logs (tests/diagnose/realworld, index.toml): an error that the build
 script survived before it died of a Python exception, a package's CUDA version check that cannot
 tell an old toolkit from no nvcc, and missing files of a vendored dependency (third_party/, GLM)
 as real ninja, GNU make and gcc print them."""
@@ -162,3 +162,32 @@ def test_other_wordings_of_no_such_file_name_the_header(line):
     NVIDIA/apex#1591): the header still names the cause."""
     want = "python_headers_missing" if "Python.h" in line else "cuda_toolkit_incomplete"
     assert _diag([line]).root.cause_id == want
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("macos-pytorch-osx-build-cusparse-symbol-not-found.log", "cuda_version_mismatch"),  # dyld, CUDA library
+        ("runtime-torchaudio-2.11-with-torch-2.10-undefined-symbol.log", "torch_extension_mismatch"),  # C shim
+        ("build-torchvision-master-against-stable-torch-data-ptr.log", "torch_extension_mismatch"),  # csrc error
+        ("import-megatronapp-shm-tensor-ext-old-abi-symbol-torch-2.8.log", "cxx_abi_mismatch"),  # "PyTorch version"
+    ],
+)
+def test_batch15_dev_logs_name_their_cause(name, cause):
+    """Batch 15 dev logs: a cuSPARSE function missing from the CUDA library macOS loaded, a symbol of
+    torch's stable C interface missing (torchaudio 2.11 beside torch 2.10), torchvision's own sources
+    failing to compile against the installed torch, and an old-ABI symbol with "PyTorch version: 2.8.0"
+    printed by the issue template (the context now reads "PyTorch", capital T)."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 15
+    assert _diag(_lines(name)).root.cause_id == cause
+
+
+def test_pytorch_version_line_is_context():
+    """ "PyTorch version: 2.8.0" (torch's collect_env and most issue templates) is read as the torch
+    version: with it, an old-ABI symbol missing is the C++ ABI (pip wheels use the new ABI from 2.7);
+    without it the log cannot tell the ABI from another torch version."""
+    line = "ImportError: /x/ext.so: undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs"
+    assert _diag(["PyTorch version: 2.8.0", line]).root.cause_id == "cxx_abi_mismatch"
+    d = _diag([line])
+    assert d.root.confidence <= UNDECIDED_CAP
+    assert {c.cause_id for c in d.causes[:2]} == {"cxx_abi_mismatch", "torch_extension_mismatch"}
