@@ -191,3 +191,32 @@ def test_pytorch_version_line_is_context():
     d = _diag([line])
     assert d.root.confidence <= UNDECIDED_CAP
     assert {c.cause_id for c in d.causes[:2]} == {"cxx_abi_mismatch", "torch_extension_mismatch"}
+
+
+@pytest.mark.parametrize(
+    ("where", "message", "cause"),
+    [
+        ("cmake/Dependencies.cmake:386", "Cannot find pthreadpool", "system_library_missing"),
+        ("aten/src/ATen/CMakeLists.txt:466", "Cannot find sleef", "system_library_missing"),
+        (
+            "cmake/Modules/FindLAPACK.cmake:265",
+            "Cannot find a library with LAPACK API. Please specify library location.",
+            "blas_not_found",
+        ),
+        ("cmake/public/cuda.cmake:73", "PyTorch requires CUDA 11.0 or above.", "cuda_toolkit_too_old"),
+    ],
+)
+def test_pytorch_26_configure_errors_name_their_cause(where, message, cause):
+    """PyTorch 2.6.0's own message(FATAL_ERROR ...) texts (the files and lines named), as CMake prints
+    them: the USE_SYSTEM_* libraries not found, FindLAPACK, and the CUDA version check, which stays
+    confident (it reads CMake's CUDA, not a package's nvcc check)."""
+    lines = [
+        f"CMake Error at {where} (message):",
+        f"  {message}",
+        "",
+        "",
+        "-- Configuring incomplete, errors occurred!",
+    ]
+    d = _diag(lines)
+    assert d.root.cause_id == cause
+    assert d.root.confidence >= 0.7

@@ -56,7 +56,9 @@ _CONDA_FORGE_TORCH = re.compile(r"^(?:lib)?(?:py)?torch\s+\d+\.\d+\S*\s+\S*\s+co
 _CUDA_VER = re.compile(
     r"(?:release (?P<a>\d+\.\d+), V\d|CUDA Version:?\s*(?P<b>\d+\.\d+)|cuda-(?P<c>\d+\.\d+)\b"
     r"|cudatoolkit[=\s]+(?P<d>\d+\.\d+)"
-    r"|CUDA runtime version:\s*(?P<e>\d+\.\d+)|\+cu(?P<f>\d{3})\b|CUDA[/ ]v?(?P<g>\d+\.\d+)\b)"
+    r"|CUDA runtime version:\s*(?P<e>\d+\.\d+)|\+cu(?P<f>\d{3})\b|CUDA[/ ]v?(?P<g>\d+\.\d+)\b"
+    # PyTorch's configure: "-- PyTorch: CUDA detected: 12.1" (FindCUDA's version, from nvcc)
+    r"|CUDA detected: (?P<h>\d+\.\d+))"
 )
 _GCC_MAJOR = re.compile(
     r"/include/c\+\+/(?P<a>\d+)(?:\.\d+)*/|\bgcc(?:-| version |\s+\(.*?\)\s+)(?P<b>\d+)(?:\.\d+)+|\bGCC (?P<c>\d+)\.\d+"
@@ -88,8 +90,9 @@ class LogContext:
     :param torch_conda_forge: a conda-forge build of torch is listed (built with the
         new C++ ABI, unlike pip wheels before torch 2.7).
     :param cuda_versions: CUDA versions mentioned (``11.8``; ``+cu118`` is ``11.8``).
-    :param nvcc_versions: CUDA versions that nvcc itself printed (``nvcc -V``: "Cuda compilation
-        tools, release 11.5, V11.5.119" gives ``11.5``): the toolkit that compiles.
+    :param nvcc_versions: CUDA versions of the toolkit that compiles: what nvcc printed (``nvcc -V``:
+        "Cuda compilation tools, release 11.5, V11.5.119" gives ``11.5``) or what PyTorch's configure
+        read from it ("PyTorch: CUDA detected: 12.1", cmake/public/cuda.cmake).
     :param gcc_majors: GCC major versions seen (``/usr/include/c++/11/``, ``gcc 9.4.0``).
     :param abi_flags: values of ``-D_GLIBCXX_USE_CXX11_ABI`` seen (``"0"``, ``"1"``).
     :param torch_imports: paths of torch's own modules in tracebacks.
@@ -154,7 +157,7 @@ class ContextCollector:
                 if len(v) == 3 and "." not in v:  # +cu118
                     v = f"{v[:2]}.{v[2]}"
                 _add(c.cuda_versions, v)
-                if m.group("a"):
+                if m.group("a") or m.group("h"):
                     _add(c.nvcc_versions, v)
         if "c++/" in body or "gcc" in body or "GCC" in body:
             for m in _GCC_MAJOR.finditer(body):

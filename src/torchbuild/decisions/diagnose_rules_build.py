@@ -270,6 +270,8 @@ def _cuda_too_old_or_no_nvcc(
     that the message means nvcc is needed.  Both are listed, the older toolkit first."""
     if root.cause_id != "cuda_toolkit_too_old" or root.signature not in _PACKAGE_NEEDS_CUDA:
         return None
+    if not any("only supported on CUDA" in e.text for e in getattr(root, "evidence", [])):
+        return None  # another project's wording ("PyTorch requires CUDA 11.0 or above." reads CMake's CUDA)
     if ctx.nvcc_versions or root.values.get("found"):
         return None
     second = _as(
