@@ -34,6 +34,7 @@ GATE: tuple[str, ...] = (
     "egmentation",
     "elocation",
     "No space",
+    "no space left",  # Go's ENOSPC text (Docker: "write /opt/...: no space left on device")
     "Traceback",
     "annot ",
     "No such file",

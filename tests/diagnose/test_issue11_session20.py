@@ -1,4 +1,4 @@
-"""Issue 11, batches 14 and 15: dev logs (tests/diagnose/realworld, index.toml): an error that the build
+"""Issue 11, session 20 (batches 14, 15 and 16): dev logs (tests/diagnose/realworld, index.toml): an error that the build
 script survived before it died of a Python exception, a package's CUDA version check that cannot
 tell an old toolkit from no nvcc, and missing files of a vendored dependency (third_party/, GLM)
 as real ninja, GNU make and gcc print them."""
@@ -220,3 +220,20 @@ def test_pytorch_26_configure_errors_name_their_cause(where, message, cause):
     d = _diag(lines)
     assert d.root.cause_id == cause
     assert d.root.confidence >= 0.7
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("build-dscribe-conda-python-fno-plt-old-system-gcc.log", "compiler_too_old"),  # -fno-plt, GCC < 6
+        ("import-open3d-ml-torch-ops-need-torch-1.7-got-1.8.2.log", "torch_extension_mismatch"),  # Open3D's check
+        ("build-pytorch-rocm-arch-system-protobuf-link.log", "protobuf_conflict"),  # protobuf symbols at link
+        ("docker-jina-hub-torch-image-layer-no-space.log", "disk_full"),  # Go's lower-case ENOSPC text
+    ],
+)
+def test_batch16_dev_logs_name_their_cause(name, cause):
+    """Batch 16 dev logs: a flag of newer GCCs handed to an old gcc by conda's Python, Open3D's torch
+    version check, generated protobuf classes unresolved at link (a system protobuf), and Docker's
+    "no space left on device"."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 16
+    assert _diag(_lines(name)).root.cause_id == cause
