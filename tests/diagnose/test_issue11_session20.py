@@ -1,7 +1,8 @@
-"""Issue 11, session 20 (batches 14, 15 and 16): dev logs (tests/diagnose/realworld, index.toml): an error that the build
-script survived before it died of a Python exception, a package's CUDA version check that cannot
-tell an old toolkit from no nvcc, and missing files of a vendored dependency (third_party/, GLM)
-as real ninja, GNU make and gcc print them."""
+"""Issue 11, session 20: the dev logs of batches 14, 15 and 16 (tests/diagnose/realworld,
+index.toml) and what they taught: an error the build script survived before it died of a Python
+exception, a package's CUDA version check that cannot tell an old toolkit from no nvcc, missing
+files of a vendored dependency (third_party/, GLM) as real ninja, GNU make, gcc and cmake print
+them, PyTorch 2.6's own configure errors."""
 
 from __future__ import annotations
 
