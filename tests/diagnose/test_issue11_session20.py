@@ -238,3 +238,33 @@ def test_batch16_dev_logs_name_their_cause(name, cause):
     "no space left on device"."""
     assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 16
     assert _diag(_lines(name)).root.cause_id == cause
+
+
+@pytest.mark.parametrize(
+    ("line", "cause", "conf_max"),
+    [
+        # Python's "DLL load failed" followed by Windows' own text in the system's language (zh-CN)
+        ("from torch._C import * ImportError: DLL load failed: 找不到指定的模块", "shared_library_not_found", 0.6),
+        # the English "procedure" text keeps its own cause
+        (
+            "ImportError: DLL load failed while importing _C: The specified procedure could not be found.",
+            "torch_extension_mismatch",
+            0.65,
+        ),
+        # an old-ABI std::string (Ss) in a symbol of another library than torch
+        ("x.so: undefined symbol: _ZN18transformer_engine6getenvIiEET_RKSsRKS1_", "cxx_abi_mismatch", 0.6),
+        # PyTorch's GCC check with "Pytorch" spelled as an old release did
+        (
+            '#error "You\'re trying to build Pytorch with a too old version of GCC. We need GCC 5 or later"',
+            "compiler_too_old",
+            1.0,
+        ),
+    ],
+)
+def test_wordings_that_vary_name_their_cause(line, cause, conf_max):
+    """Messages whose wording varies (the language of Windows' error text, the library a symbol
+    belongs to, the spelling of a product name) name their cause, no more confidently than the
+    line allows."""
+    d = _diag([line])
+    assert d.root.cause_id == cause
+    assert d.root.confidence <= conf_max
