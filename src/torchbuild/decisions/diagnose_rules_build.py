@@ -138,7 +138,9 @@ def _cuda_in_rocm(
         "nvcc_unknown_host_flag",
         "cuda_toolkit_too_old",
     }
-    rocm_itself = any("hipcc" in v for v in root.values.values())  # ROCm's compiler is what is missing
+    rocm_itself = any(
+        "hipcc" in v or "ROCM_HOME" in v for v in root.values.values()
+    )  # ROCm's compiler is what is missing
     if ctx.rocm and root.cause_id in cuda_causes and root.confidence > UNDECIDED_CAP and not rocm_itself:
         out = [_cap(root, 0.5), *rest]
         notes.append("This is a ROCm (HIP) build: a CUDA cause is only a guess here.")
