@@ -268,3 +268,18 @@ def test_wordings_that_vary_name_their_cause(line, cause, conf_max):
     d = _diag([line])
     assert d.root.cause_id == cause
     assert d.root.confidence <= conf_max
+
+
+def test_uv_unsatisfiable_requirements_are_a_conflict_unless_a_package_is_unavailable():
+    """uv's resolver report: a chain of requirements that cannot hold together is a dependency
+    conflict; a package or version that does not exist (uv says so in its own words) is not."""
+    conflict = (
+        "      And because model==0.1.0 depends on pandas==2.2.3 and you require model==0.1.0, "
+        "we can conclude that your requirements are unsatisfiable."
+    )
+    missing = (
+        "  ╰─▶ Because notexists was not found in the package registry and you require notexists, "
+        "we can conclude that your requirements are unsatisfiable."
+    )
+    assert _diag([conflict]).root.cause_id == "dependency_version_conflict"
+    assert _diag([missing]).root.cause_id == "unknown"
