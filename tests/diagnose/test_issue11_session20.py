@@ -283,3 +283,24 @@ def test_uv_unsatisfiable_requirements_are_a_conflict_unless_a_package_is_unavai
     )
     assert _diag([conflict]).root.cause_id == "dependency_version_conflict"
     assert _diag([missing]).root.cause_id == "unknown"
+
+
+def test_an_error_directive_shown_only_in_gccs_snippet_is_read():
+    """A paste that kept gcc's caret snippet of an #error directive but not its "error:" line
+    (lanedet's setup.py with GCC 9 and CUDA 10.2): the directive's own text names the cause; with the
+    "error:" line present, the snippet adds nothing."""
+    snippet = [
+        "  138 | #error -- unsupported GNU version! gcc versions later than 8 are not supported!",
+        "      |  ^~~~~",
+        "error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1",
+    ]
+    d = _diag(snippet)
+    assert (d.root.cause_id, d.root.line) == ("host_compiler_unsupported", 1)
+    full = [
+        "/usr/local/cuda/include/crt/host_config.h:138:2: error: #error -- unsupported GNU version! "
+        "gcc versions later than 8 are not supported!",
+        *snippet,
+    ]
+    d = diagnose_lines(enumerate(full, 1), all_failures=True)
+    assert d.root.line == 1
+    assert [c.cause_id for c in d.causes] == ["host_compiler_unsupported"]

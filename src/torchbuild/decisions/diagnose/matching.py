@@ -283,6 +283,15 @@ class Scanner:
             self._new_step(number, body)
             return
         if _SNIPPET.match(body):
+            code = body.partition("|")[2].strip()
+            if code.startswith("#error") and not any(e.line >= number - 3 for e in self.events[-1:]):
+                # gcc's caret snippet of an #error directive whose "error:" line was cut from the paste
+                # ("  138 | #error -- unsupported GNU version! ..."): the directive's text is the message
+                hit = self._match_sigs(code)
+                if hit is not None and not hit[0].hint:
+                    self._add_event(
+                        _Event(number, code, self.cur_step, hit[0], hit[1], before=list(self.prev), kind="compiler")
+                    )
             return
         hit = self._match_sigs(body)
         status = body.startswith("--") and not body.startswith("-- Configuring incomplete")
