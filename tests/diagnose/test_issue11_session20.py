@@ -304,3 +304,48 @@ def test_an_error_directive_shown_only_in_gccs_snippet_is_read():
     d = diagnose_lines(enumerate(full, 1), all_failures=True)
     assert d.root.line == 1
     assert [c.cause_id for c in d.causes] == ["host_compiler_unsupported"]
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_real_cmake_cuda_compiler_missing_and_openmp_missing(tmp_path):
+    """Real CMake: project(x CUDA) with a CMAKE_CUDA_COMPILER that does not exist ("The CUDA compiler
+    identification is unknown", then "Failed to detect a default CUDA architecture." with no compiler
+    output) is the toolkit not found, not sure; find_package(OpenMP REQUIRED) with a C++ compiler
+    that refuses -fopenmp as Apple clang does (a wrapper script here) is OpenMP missing."""
+    cuda = tmp_path / "cuda"
+    cuda.mkdir()
+    (cuda / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(x CUDA)\n", encoding="utf-8")
+    p = subprocess.run(
+        ["cmake", "-S", str(cuda), "-B", str(cuda / "b"), f"-DCMAKE_CUDA_COMPILER={tmp_path}/no/such/nvcc"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert p.returncode != 0
+    d = _diag((p.stdout + p.stderr).splitlines())
+    assert d.root.cause_id == "cuda_toolkit_not_found" and d.root.confidence <= 0.6
+
+    omp = tmp_path / "omp"
+    omp.mkdir()
+    (omp / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(x CXX)\nfind_package(OpenMP REQUIRED)\n", encoding="utf-8"
+    )
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("needs a C++ compiler")
+    wrapper = tmp_path / "clang-like-cxx"
+    wrapper.write_text(
+        '#!/bin/sh\nfor a in "$@"; do case "$a" in *openmp*) '
+        "echo \"clang: error: unsupported option '-fopenmp'\" >&2; exit 1;; esac; done\n"
+        f'exec {cxx} "$@"\n',
+        encoding="utf-8",
+    )
+    wrapper.chmod(0o755)
+    p = subprocess.run(
+        ["cmake", "-S", str(omp), "-B", str(omp / "b"), f"-DCMAKE_CXX_COMPILER={wrapper}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert p.returncode != 0
+    assert _diag((p.stdout + p.stderr).splitlines()).root.cause_id == "openmp_missing"

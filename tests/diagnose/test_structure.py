@@ -217,7 +217,9 @@ def test_real_logs_after_a_real_build_keep_their_cause(noise_file):
     # (rightly): only the ABI/torch-config decisions may change their confidence, and a missing
     # torch symbol may move between the C++ ABI and another torch version (the real log prints
     # torch 2.6.0, a pip-wheel-era version with the old ABI)
-    allowed = {"cxx_abi_mismatch", "torch_cmake_config_not_found"}
+    # ("No module named 'torch'" is sure of pip's build isolation only when the log shows a package
+    # build, and the real logs do)
+    allowed = {"cxx_abi_mismatch", "torch_cmake_config_not_found", "torch_missing_in_build_env"}
     abi_or_version = {"cxx_abi_mismatch", "torch_extension_mismatch"}
     assert [c for c in changed if not ((c[1] == c[3] and c[1] in allowed) or {c[1], c[3]} <= abi_or_version)] == []
 
