@@ -349,3 +349,31 @@ def test_real_cmake_cuda_compiler_missing_and_openmp_missing(tmp_path):
     )
     assert p.returncode != 0
     assert _diag((p.stdout + p.stderr).splitlines()).root.cause_id == "openmp_missing"
+
+
+@pytest.mark.skipif(shutil.which("ld.bfd") is None or shutil.which("gcc") is None, reason="needs GNU ld and gcc")
+def test_real_ld_out_of_memory_is_out_of_memory(tmp_path):
+    """Real GNU ld run under a small address-space limit (RLIMIT_AS) prints BFD's "memory exhausted";
+    the limit that makes it fail that way, and not earlier in the dynamic loader, is searched."""
+    import resource
+
+    (tmp_path / "m.c").write_text("int main(void) { return 0; }\n", encoding="utf-8")
+    subprocess.run(["gcc", "-c", "m.c", "-o", "m.o"], cwd=tmp_path, check=True)
+    for kib in range(6000, 16001, 1000):
+
+        def limit(kib: int = kib) -> None:
+            resource.setrlimit(resource.RLIMIT_AS, (kib * 1024, kib * 1024))
+
+        p = subprocess.run(
+            ["ld.bfd", "-o", "m", "m.o", "-lc"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+            preexec_fn=limit,
+        )
+        if "memory exhausted" in p.stderr:
+            d = _diag(p.stderr.splitlines())
+            assert d.root.cause_id == "out_of_memory", p.stderr
+            return
+    pytest.skip("no address-space limit made ld report 'memory exhausted' here")
