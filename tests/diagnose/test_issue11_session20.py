@@ -6,6 +6,7 @@ them, PyTorch 2.6's own configure errors."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -377,3 +378,31 @@ def test_real_ld_out_of_memory_is_out_of_memory(tmp_path):
             assert d.root.cause_id == "out_of_memory", p.stderr
             return
     pytest.skip("no address-space limit made ld report 'memory exhausted' here")
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_real_cmake_compiler_names_that_do_not_exist(tmp_path):
+    """Real CMake told to use a C++ compiler that is not on PATH (the compiler is missing) and a
+    CUDACXX that does not exist (the CUDA toolkit is not there)."""
+    cxx = tmp_path / "cxx"
+    cxx.mkdir()
+    (cxx / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(x CXX)\n", encoding="utf-8")
+    p = subprocess.run(
+        ["cmake", "-S", str(cxx), "-B", str(cxx / "b"), "-DCMAKE_CXX_COMPILER=g++-99"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert p.returncode != 0
+    d = _diag((p.stdout + p.stderr).splitlines())
+    assert (d.root.cause_id, d.root.values.get("compiler")) == ("compiler_missing", "g++-99")
+
+    cuda = tmp_path / "cuda"
+    cuda.mkdir()
+    (cuda / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(x CUDA)\n", encoding="utf-8")
+    env = {**os.environ, "CUDACXX": str(tmp_path / "no" / "nvcc")}
+    p = subprocess.run(
+        ["cmake", "-S", str(cuda), "-B", str(cuda / "b")], capture_output=True, text=True, check=False, env=env
+    )
+    assert p.returncode != 0
+    assert _diag((p.stdout + p.stderr).splitlines()).root.cause_id == "cuda_toolkit_not_found"
