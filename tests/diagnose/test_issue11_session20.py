@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -406,3 +407,26 @@ def test_real_cmake_compiler_names_that_do_not_exist(tmp_path):
     )
     assert p.returncode != 0
     assert _diag((p.stdout + p.stderr).splitlines()).root.cause_id == "cuda_toolkit_not_found"
+
+
+def test_real_pip_that_cannot_reach_its_index_is_a_fetch_failure(tmp_path):
+    """Real pip (the test's own interpreter) with an index whose host cannot resolve (.invalid is
+    reserved, RFC 6761): its "Retrying ... Failed to establish a new connection" warnings explain
+    the "No matching distribution found" that follows, with low confidence."""
+    p = subprocess.run(
+        [
+            sys.executable, "-m", "pip", "--isolated", "download", "--no-deps", "-d", str(tmp_path),
+            "--index-url", "https://torchbuild-no-such-host.invalid/simple", "--retries", "1", "--timeout", "3",
+            "torch-scatter==2.1.2",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )  # fmt: skip
+    assert p.returncode != 0
+    out = (p.stdout + p.stderr).splitlines()
+    assert any("Failed to establish a new connection" in line for line in out), out
+    d = _diag(out)
+    assert d.root.cause_id == "source_fetch_failed"
+    assert d.root.confidence <= 0.6
