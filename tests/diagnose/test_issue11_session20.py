@@ -430,3 +430,16 @@ def test_real_pip_that_cannot_reach_its_index_is_a_fetch_failure(tmp_path):
     d = _diag(out)
     assert d.root.cause_id == "source_fetch_failed"
     assert d.root.confidence <= 0.6
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
+def test_real_make_recipe_programs_that_do_not_exist(tmp_path):
+    """Real GNU make running recipes without a shell, whose compiler or nvcc does not exist
+    ("make: g++-99: No such file or directory", then "Error 127")."""
+    (tmp_path / "Makefile").write_text(
+        "a.o:\n\tg++-99 -c a.cpp -o a.o\nb.o:\n\t/opt/no-cuda-here/bin/nvcc -c b.cu -o b.o\n", encoding="utf-8"
+    )
+    for target, cause in (("a.o", "compiler_missing"), ("b.o", "cuda_toolkit_not_found")):
+        p = subprocess.run(["make", target], cwd=tmp_path, capture_output=True, text=True, check=False)
+        assert p.returncode != 0
+        assert _diag((p.stdout + p.stderr).splitlines()).root.cause_id == cause, p.stderr
