@@ -443,3 +443,50 @@ def test_real_make_recipe_programs_that_do_not_exist(tmp_path):
         p = subprocess.run(["make", target], cwd=tmp_path, capture_output=True, text=True, check=False)
         assert p.returncode != 0
         assert _diag((p.stdout + p.stderr).splitlines()).root.cause_id == cause, p.stderr
+
+
+# ----------------------------------------------------------------------------------------------
+# Written after the session's measurement, from the held-out misses it then read (batches 14-16):
+# these logs no longer count as never seen (benchmarks/eval_diagnose_issue11_session20.txt).
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("bash") is None, reason="needs gcc and bash")
+def test_real_openmp_link_without_runtime_and_bash_without_nvcc(tmp_path):
+    """Real gcc: OpenMP code compiled with -fopenmp and linked without it ("undefined reference to
+    `GOMP_parallel'"); real bash running an nvcc path that does not exist."""
+    (tmp_path / "omp.c").write_text(
+        "int main(void) { int s = 0;\n#pragma omp parallel for reduction(+:s)\n"
+        "for (int i = 0; i < 10; i++) s += i;\nreturn s; }\n",
+        encoding="utf-8",
+    )
+    subprocess.run(["gcc", "-fopenmp", "-c", "omp.c", "-o", "omp.o"], cwd=tmp_path, check=True)
+    p = subprocess.run(["gcc", "omp.o", "-o", "omp"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert p.returncode != 0
+    assert _diag(p.stderr.splitlines()).root.cause_id == "openmp_missing", p.stderr
+    p = subprocess.run(["bash", "-c", f"{tmp_path}/cuda-11.2/bin/nvcc -V"], capture_output=True, text=True, check=False)
+    assert p.returncode != 0
+    assert _diag(p.stderr.splitlines()).root.cause_id == "cuda_toolkit_not_found", p.stderr
+
+
+def test_setup_py_failing_where_it_runs_nvcc_is_the_toolkit_missing():
+    """A traceback whose source line runs CUDA_HOME/bin/nvcc, ending in "file not found" (Windows'
+    text in Chinese, NVIDIA/apex#1549) or in None + str (CUDA_HOME is None, kaolin#561)."""
+    code = '    raw_output = subprocess.check_output([cuda_dir + "/bin/nvcc", "-V"], universal_newlines=True)'
+    for last in (
+        "FileNotFoundError: [WinError 2] 系统找不到指定的文件。",
+        "TypeError: unsupported operand type(s) for +: 'NoneType' and 'str'",
+    ):
+        d = _diag(["Traceback (most recent call last):", '  File "setup.py", line 17, in <module>', code, last])
+        assert (d.root.cause_id, d.root.confidence) == ("cuda_toolkit_not_found", 0.7), last
+    # the same exception without nvcc in the traceback stays unknown
+    d = _diag(["Traceback (most recent call last):", '  File "setup.py", line 3, in <module>', last])
+    assert d.root.cause_id == "unknown"
+
+
+def test_error_inside_std_headers_is_nvcc_only_when_nvcc_compiles():
+    """An error inside the C++ standard library's own headers names nvcc's host-header problem only
+    in a log where nvcc compiles (NVIDIAGameWorks/kaolin#307: CUDA 10.1 with GCC 7)."""
+    err = "/usr/include/c++/7/bits/basic_string.tcc:1067:16: error: cannot call member function without object"
+    d = _diag([err, "error: command '/usr/local/cuda-10.1/bin/nvcc' failed with exit status 1"])
+    assert (d.root.cause_id, d.root.confidence) == ("nvcc_host_stdlib_incompatible", 0.6)
+    assert _diag([err, "error: command 'g++' failed with exit status 1"]).root.cause_id == "unknown"

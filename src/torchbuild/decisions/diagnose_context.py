@@ -17,6 +17,7 @@ __all__ = ["LogContext", "ContextCollector", "MAX_FACTS"]
 MAX_FACTS = 16
 
 _ANCHORS = (
+    "nvcc",
     "torch",
     "Torch",  # "PyTorch version: 2.8.0" (issue templates, collect_env)
     "cuda",
@@ -80,6 +81,11 @@ _BUILDING = re.compile(
     r"|as a build dependency"
 )
 _STD = re.compile(r"-std=(?:c|gnu)\+\+(?P<v>\d\w)")
+#: Python code (a traceback's source line) that builds nvcc's path from the CUDA directory or runs it:
+#: ``subprocess.check_output([cuda_dir + "/bin/nvcc", "-V"])`` in apex's, kaolin's and many setup.py files.
+_NVCC_CODE = re.compile(
+    r"""(?:\+\s*["'][/\\]?bin[/\\]nvcc|join\([^)]*["']nvcc|(?:check_output|Popen|run|call)\(\s*\[[^\]]*nvcc)"""
+)
 
 
 @dataclass
@@ -104,6 +110,9 @@ class LogContext:
         dependencies``, a ``pip-build-env-`` path) and ``--no-build-isolation`` was not seen.
     :param building: the log shows a package build (setup.py, a wheel, egg_info, build_ext,
         pyproject, pip's build subprocess), not only a program run.
+    :param nvcc_seen: the log mentions nvcc (a command line, a failed command, a path).
+    :param nvcc_code: a traceback's source line builds nvcc's path from the CUDA directory or runs it
+        (``cuda_dir + "/bin/nvcc"``): an exception that follows is about finding nvcc.
     :param cmake_by_hand: CMake was run by hand (a ``cmake ...`` command line, ``-DCMAKE_PREFIX_PATH``,
         ``Torch_DIR=``): a C++ project, not a pip build.
     """
@@ -122,6 +131,8 @@ class LogContext:
     no_build_isolation: bool = False
     cmake_by_hand: bool = False
     building: bool = False
+    nvcc_seen: bool = False
+    nvcc_code: bool = False
 
 
 def _add(xs: list, x: object) -> None:  # type: ignore[type-arg]
@@ -180,6 +191,10 @@ class ContextCollector:
             c.no_build_isolation = True
         if not c.pip_isolated and ("Installing build dependencies" in body or "pip-build-env" in body):
             c.pip_isolated = True
+        if "nvcc" in body:
+            c.nvcc_seen = True
+            if not c.nvcc_code and _NVCC_CODE.search(body):
+                c.nvcc_code = True
         if not c.building and _BUILDING.search(body):
             c.building = True
         if not c.cmake_by_hand and (

@@ -292,6 +292,64 @@ def _cuda_too_old_or_no_nvcc(
     return [_cap(root, UNDECIDED_CAP), second, *rest], notes
 
 
+#: An exception that says a program was not found, or that None met a string (a CUDA_HOME of None
+#: joined with "/bin/nvcc"), in any language of Windows' error text.
+_NOT_FOUND_OR_NONE = re.compile(
+    r"FileNotFoundError|\[WinError 2\]|\[Errno 2\]|NoneType' and 'str'|NoneType.*\+|can only concatenate str"
+)
+#: An error located inside the host C++ standard library's headers (libstdc++: .../include/c++/7/...).
+_STD_HEADER_ERROR = re.compile(r"/include/c\+\+/\d+(?:\.\d+)*/[\w/.]+[:(]\d+(?::\d+)?\)?:? error\b")
+
+
+def _nvcc_path_failed(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A setup.py that died right where it builds nvcc's path or runs it (a traceback's source line
+    ``subprocess.check_output([cuda_dir + "/bin/nvcc", "-V"])``) with "file not found" ([WinError 2],
+    whatever the language) or with None + str (CUDA_HOME is None): there is no nvcc, no CUDA toolkit.
+    Sources: NVIDIA/apex#1549 (Windows, WinError 2 in Chinese), NVIDIAGameWorks/kaolin#561 (None)."""
+    if root.cause_id != "unknown" or not ctx.nvcc_code:
+        return None
+    if not any(_NOT_FOUND_OR_NONE.search(e.text) for e in getattr(root, "evidence", [])):
+        return None
+    first = _as(
+        root,
+        "cuda_toolkit_not_found",
+        0.7,
+        "The build script failed where it looks for nvcc (CUDA_HOME/bin/nvcc): the file does not exist, or "
+        "CUDA_HOME is not set at all (None). The CUDA toolkit is not installed, or not where CUDA_HOME points; "
+        "a torch wheel brings only the CUDA runtime, not nvcc.",
+        "Install the CUDA toolkit matching torch.version.cuda and set CUDA_HOME (CUDA_PATH on Windows) to it, "
+        "then build again.",
+        "https://github.com/NVIDIA/apex/issues/1549",
+    )
+    return [first, *rest], ["The traceback's code runs CUDA_HOME/bin/nvcc just before the error."]
+
+
+def _std_header_error_under_nvcc(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """An error that no signature knows, located inside the host C++ standard library's own headers
+    (/usr/include/c++/7/bits/basic_string.tcc, .../c++/6.3.0/tuple), in a log where nvcc compiles:
+    nvcc's front end cannot parse this GCC's headers (CUDA 10.1.105 with GCC 7:
+    NVIDIAGameWorks/kaolin#307; GCC 6 <tuple> with CUDA 8: NVIDIA/nccl#102).  Not sure: user code can
+    also fail inside a std header."""
+    if root.cause_id != "unknown" or not ctx.nvcc_seen:
+        return None
+    if not any(_STD_HEADER_ERROR.search(e.text) for e in getattr(root, "evidence", []) if e.line == root.line):
+        return None
+    first = _as(
+        root,
+        "nvcc_host_stdlib_incompatible",
+        0.6,
+        "The error is inside the host compiler's own C++ standard library headers while nvcc compiles: this "
+        "nvcc cannot parse this GCC's headers (a known bug of some CUDA / GCC pairs).",
+        "Use a CUDA update or a GCC version known to work with this CUDA (CC/CXX/CUDAHOSTCXX), then build again.",
+        "https://github.com/NVIDIAGameWorks/kaolin/issues/307",
+    )
+    return [first, *rest], ["The first error is in the C++ standard library's headers, and nvcc is compiling."]
+
+
 #: The rules of this module, in the order they are tried.
 RULES = (
     _gcc_headers_unsupported,
@@ -305,4 +363,6 @@ RULES = (
     _torch_missing_no_build,
     _cmake_torch_not_found,
     _cuda_too_old_or_no_nvcc,
+    _nvcc_path_failed,
+    _std_header_error_under_nvcc,
 )

@@ -241,6 +241,7 @@ _ERROR = re.compile(
   | No\ space\ left\ on\ device
   | ^ninja:\ error:
   | missing\ and\ no\ known\ rule\ to\ make\ it
+  | ^Undefined\ symbols\ for\ architecture\ \w+:                  # Apple ld (ld64)
     """
 )
 
