@@ -490,3 +490,21 @@ def test_error_inside_std_headers_is_nvcc_only_when_nvcc_compiles():
     d = _diag([err, "error: command '/usr/local/cuda-10.1/bin/nvcc' failed with exit status 1"])
     assert (d.root.cause_id, d.root.confidence) == ("nvcc_host_stdlib_incompatible", 0.6)
     assert _diag([err, "error: command 'g++' failed with exit status 1"]).root.cause_id == "unknown"
+
+
+def test_torch_library_missing_from_a_source_tree_is_the_source_tree():
+    """torch imported from a checkout (no site-packages in the path) that cannot load its own
+    torch/lib library (pytorch/pytorch#39995): the source tree first, an unfinished develop build
+    second; the same library missing from an installed torch is not called the source tree."""
+    tb = [
+        "Traceback (most recent call last):",
+        '  File "/home/u/pytorch/torch/__init__.py", line 189, in <module>',
+        "    _load_global_deps()",
+        "OSError: /home/u/pytorch/torch/lib/libtorch_global_deps.so: cannot open shared object file: "
+        "No such file or directory",
+    ]
+    d = _diag(tb)
+    assert [c.cause_id for c in d.causes[:2]] == ["import_from_source_dir", "shared_library_not_found"]
+    assert d.root.confidence == 0.6
+    site = [line.replace("/home/u/pytorch/", "/home/u/venv/lib/python3.11/site-packages/") for line in tb]
+    assert _diag(site).root.cause_id != "import_from_source_dir"

@@ -189,9 +189,47 @@ def _library_of_other_build(
     return None
 
 
+def _torch_lib_missing_in_source_tree(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """torch imported from a directory that is not an installed package (no site-packages in its
+    path) fails to load a library of its own torch/lib: Python picked up the unbuilt torch/ of a
+    source checkout (the current directory), whose libraries were never built there
+    (pytorch/pytorch#39995: ``python -c "import torch"`` in a fresh checkout).  A half-finished
+    develop build looks the same, so the missing library stays listed second."""
+    if root.cause_id not in {"unknown", "shared_library_not_found"} or not ctx.torch_imports:
+        return None
+    if any(_site(p) for p in ctx.torch_imports):
+        return None
+    tree = ctx.torch_imports[0].replace("\\", "/").rsplit("/torch/", 1)[0]
+    text = " ".join(e.text for e in getattr(root, "evidence", []) if e.line == root.line).replace("\\", "/")
+    if f"{tree}/torch/lib/" not in text:
+        return None
+    first = _as(
+        root,
+        "import_from_source_dir",
+        0.6,
+        f"torch was imported from {tree}, a source tree (not an installed package), and its own library in "
+        "torch/lib is not there: Python found the unbuilt torch/ package of the directory it runs in.",
+        "Run Python from another directory (cd out of the PyTorch checkout), or finish the build there "
+        "(python setup.py develop / pip install -e .).",
+        "https://github.com/pytorch/pytorch/pull/39995",
+    )
+    second = _as(
+        root,
+        "shared_library_not_found",
+        UNDECIDED_CAP - 0.05,
+        "Or a develop build of this tree did not finish: the library was never built into torch/lib.",
+        "Build the tree again (python setup.py develop) and check that torch/lib holds libtorch*.",
+        "https://github.com/pytorch/pytorch/pull/39995",
+    )
+    return [first, second, *rest], [f"torch came from {tree}, not from site-packages."]
+
+
 #: The rules of this module, in the order they are tried.
 RULES = (
     _abi_or_version,
     _torch_c_installed,
     _library_of_other_build,
+    _torch_lib_missing_in_source_tree,
 )
