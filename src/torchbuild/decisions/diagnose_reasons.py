@@ -38,8 +38,8 @@ RULES = (
     _after._abi_or_version,
     _build._gcc_headers_unsupported,
     _after._torch_c_installed,
-    _after._library_of_other_build,
     _after._torch_lib_missing_in_source_tree,
+    _after._library_of_other_build,
     *_build.RULES[1:],
 )
 

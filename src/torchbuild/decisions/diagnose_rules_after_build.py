@@ -230,6 +230,6 @@ def _torch_lib_missing_in_source_tree(
 RULES = (
     _abi_or_version,
     _torch_c_installed,
-    _library_of_other_build,
     _torch_lib_missing_in_source_tree,
+    _library_of_other_build,
 )
