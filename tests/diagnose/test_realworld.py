@@ -45,9 +45,11 @@ ROWS = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
 #: headers.toml: 736/797 (92.3%), 15/797 (1.9%): floor 0.92, ceiling 0.02 again.  Batch 14 (20 logs, 7
 #: held out) came in after the session's last code change, with no work done for it (75.0% of it right, 2
 #: of its dev logs confidently wrong): 751/817 (91.9%), 17/817 (2.1%): floor 0.915, ceiling 0.025 until its
-#: dev logs are worked on.
-ACCURACY_FLOOR = 0.915
-WRONG_HIGH_CEILING = 0.025
+#: dev logs are worked on.  Session 20 worked on them, added batches 15-17 (121 logs, 70 held out, collected
+#: blind) and wrote signatures from the tools' own messages: 883/938 (94.1%), 15/938 (1.6%): floor 0.935,
+#: ceiling 0.02 again.
+ACCURACY_FLOOR = 0.935
+WRONG_HIGH_CEILING = 0.02
 
 
 def _diagnose_json(path: Path) -> dict:
