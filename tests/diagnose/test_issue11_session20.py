@@ -32,6 +32,18 @@ def _diag(lines: list[str]):
     return diagnose_lines(enumerate(lines, 1))
 
 
+def _configure(tmp_path: Path, name: str, cmakelists: str, *args: str, env: dict | None = None) -> list[str]:
+    """Run real CMake on a CMakeLists.txt written to ``tmp_path/name``; its output lines (it must fail)."""
+    src = tmp_path / name
+    src.mkdir(parents=True, exist_ok=True)
+    (src / "CMakeLists.txt").write_text(cmakelists, encoding="utf-8")
+    p = subprocess.run(
+        ["cmake", "-S", str(src), "-B", str(src / "b"), *args], capture_output=True, text=True, check=False, env=env
+    )
+    assert p.returncode != 0, p.stdout
+    return (p.stdout + p.stderr).splitlines()
+
+
 def test_a_probe_error_the_script_survived_yields_to_the_exception_that_ended_it():
     """S95Sedan/Deepspeed-Windows#6: DeepSpeed's async_io probe fails to link ``aio.lib`` (LNK1181),
     warns, goes on, and dies of CUDAMismatchException.  The exception is the root; the link error
@@ -126,14 +138,11 @@ def test_empty_vendored_directory_from_real_cmake_is_a_submodule(tmp_path):
     """Real CMake's add_subdirectory error (several lines) for an empty thirdparty/ directory
     (openvinotoolkit/openvino#307 shows the same message for thirdparty/ade)."""
     (tmp_path / "src" / "thirdparty" / "ade").mkdir(parents=True)
-    (tmp_path / "src" / "CMakeLists.txt").write_text(
-        "cmake_minimum_required(VERSION 3.10)\nproject(x NONE)\nadd_subdirectory(thirdparty/ade)\n", encoding="utf-8"
+    d = _diag(
+        _configure(
+            tmp_path, "src", "cmake_minimum_required(VERSION 3.10)\nproject(x NONE)\nadd_subdirectory(thirdparty/ade)\n"
+        )
     )
-    p = subprocess.run(
-        ["cmake", "-S", str(tmp_path / "src"), "-B", str(tmp_path / "b")], capture_output=True, text=True, check=False
-    )
-    assert p.returncode != 0
-    d = _diag((p.stdout + p.stderr).splitlines())
     assert d.root.cause_id == "submodule_missing"
     assert d.root.values["path"].endswith("thirdparty/ade")
 
@@ -314,24 +323,10 @@ def test_real_cmake_cuda_compiler_missing_and_openmp_missing(tmp_path):
     identification is unknown", then "Failed to detect a default CUDA architecture." with no compiler
     output) is the toolkit not found, not sure; find_package(OpenMP REQUIRED) with a C++ compiler
     that refuses -fopenmp as Apple clang does (a wrapper script here) is OpenMP missing."""
-    cuda = tmp_path / "cuda"
-    cuda.mkdir()
-    (cuda / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(x CUDA)\n", encoding="utf-8")
-    p = subprocess.run(
-        ["cmake", "-S", str(cuda), "-B", str(cuda / "b"), f"-DCMAKE_CUDA_COMPILER={tmp_path}/no/such/nvcc"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert p.returncode != 0
-    d = _diag((p.stdout + p.stderr).splitlines())
+    cuda = "cmake_minimum_required(VERSION 3.18)\nproject(x CUDA)\n"
+    d = _diag(_configure(tmp_path, "cuda", cuda, f"-DCMAKE_CUDA_COMPILER={tmp_path}/no/such/nvcc"))
     assert d.root.cause_id == "cuda_toolkit_not_found" and d.root.confidence <= 0.6
 
-    omp = tmp_path / "omp"
-    omp.mkdir()
-    (omp / "CMakeLists.txt").write_text(
-        "cmake_minimum_required(VERSION 3.18)\nproject(x CXX)\nfind_package(OpenMP REQUIRED)\n", encoding="utf-8"
-    )
     cxx = shutil.which("g++") or shutil.which("c++")
     if cxx is None:
         pytest.skip("needs a C++ compiler")
@@ -343,14 +338,8 @@ def test_real_cmake_cuda_compiler_missing_and_openmp_missing(tmp_path):
         encoding="utf-8",
     )
     wrapper.chmod(0o755)
-    p = subprocess.run(
-        ["cmake", "-S", str(omp), "-B", str(omp / "b"), f"-DCMAKE_CXX_COMPILER={wrapper}"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert p.returncode != 0
-    assert _diag((p.stdout + p.stderr).splitlines()).root.cause_id == "openmp_missing"
+    omp = "cmake_minimum_required(VERSION 3.18)\nproject(x CXX)\nfind_package(OpenMP REQUIRED)\n"
+    assert _diag(_configure(tmp_path, "omp", omp, f"-DCMAKE_CXX_COMPILER={wrapper}")).root.cause_id == "openmp_missing"
 
 
 @pytest.mark.skipif(shutil.which("ld.bfd") is None or shutil.which("gcc") is None, reason="needs GNU ld and gcc")
@@ -385,28 +374,15 @@ def test_real_ld_out_of_memory_is_out_of_memory(tmp_path):
 def test_real_cmake_compiler_names_that_do_not_exist(tmp_path):
     """Real CMake told to use a C++ compiler that is not on PATH (the compiler is missing) and a
     CUDACXX that does not exist (the CUDA toolkit is not there)."""
-    cxx = tmp_path / "cxx"
-    cxx.mkdir()
-    (cxx / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(x CXX)\n", encoding="utf-8")
-    p = subprocess.run(
-        ["cmake", "-S", str(cxx), "-B", str(cxx / "b"), "-DCMAKE_CXX_COMPILER=g++-99"],
-        capture_output=True,
-        text=True,
-        check=False,
+    d = _diag(
+        _configure(
+            tmp_path, "cxx", "cmake_minimum_required(VERSION 3.18)\nproject(x CXX)\n", "-DCMAKE_CXX_COMPILER=g++-99"
+        )
     )
-    assert p.returncode != 0
-    d = _diag((p.stdout + p.stderr).splitlines())
     assert (d.root.cause_id, d.root.values.get("compiler")) == ("compiler_missing", "g++-99")
-
-    cuda = tmp_path / "cuda"
-    cuda.mkdir()
-    (cuda / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(x CUDA)\n", encoding="utf-8")
     env = {**os.environ, "CUDACXX": str(tmp_path / "no" / "nvcc")}
-    p = subprocess.run(
-        ["cmake", "-S", str(cuda), "-B", str(cuda / "b")], capture_output=True, text=True, check=False, env=env
-    )
-    assert p.returncode != 0
-    assert _diag((p.stdout + p.stderr).splitlines()).root.cause_id == "cuda_toolkit_not_found"
+    out = _configure(tmp_path, "cuda", "cmake_minimum_required(VERSION 3.18)\nproject(x CUDA)\n", env=env)
+    assert _diag(out).root.cause_id == "cuda_toolkit_not_found"
 
 
 def test_real_pip_that_cannot_reach_its_index_is_a_fetch_failure(tmp_path):
