@@ -1,7 +1,8 @@
 """Reasoning rules for failures at import time, after a build (pure): an undefined torch symbol
 (another torch or the other C++ ABI), ``No module named 'torch._C'`` from an installed torch, a
-versioned CUDA/ROCm/torch library not found.  Each rule takes the root cause and the rest, the
-log's context and its signature hits, and returns the new cause list with notes, or None; see
+torch library missing from a source checkout, a versioned CUDA/ROCm/torch library not found.
+Each rule takes the root cause and the rest, the log's context and its signature hits, and
+returns the new cause list with notes, or None; see
 :func:`torchbuild.decisions.diagnose_reasons.reason`."""
 
 from __future__ import annotations

@@ -1,8 +1,11 @@
 """Reasoning rules for failures while building (pure): a host compiler too new for nvcc, a pip
 dependency conflict before the failure, a compiler too old for the C++ standard, CUDA causes in
 a ROCm build, a crash beside a full disk, a CPU-only torch read by setup.py, torch missing from
-pip's isolated build environment.  Same shape as
-:mod:`torchbuild.decisions.diagnose_rules_after_build`."""
+pip's isolated build environment, a package's CUDA check that cannot tell an old toolkit from no
+nvcc, a setup.py that fails where it runs CUDA_HOME/bin/nvcc, errors inside the C++ standard
+headers while nvcc compiles.  Each rule takes the root cause, the other causes, the log's context
+and its signature hits and returns the new cause list with notes, or None (the same shape as
+:mod:`torchbuild.decisions.diagnose_rules_after_build`)."""
 
 from __future__ import annotations
 
