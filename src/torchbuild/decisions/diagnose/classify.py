@@ -218,6 +218,10 @@ _WARNING = re.compile(
     r"|^WARNING\b|^CMake\ (?:Deprecation\ )?Warning|\w+Warning:",
 )
 
+#: The last line of a Python traceback: ``module.ExceptionName: message`` (the same alternative
+#: is in :data:`_ERROR`).
+PY_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)")
+
 _ERROR = re.compile(
     r"""(?x)
     # gcc/clang/nvcc/MSVC "file:1:2: error:", "error C2065:"
@@ -320,21 +324,18 @@ def delocalize_ascii(text: str) -> str:
     directory".  Only the rows of knowledge/data/localized.toml marked ``ascii``; :func:`normalize`
     leaves ASCII lines alone so that an English log is scanned at grep speed, and the scanner calls
     this only on the lines its gate lets through."""
-    rx, table = _localized_ascii()
-    return rx.sub(lambda m: table[m.group(0)], text) if rx.search(text) else text
+    rx, table = _localized(ascii_only=True)
+    return rx.sub(lambda m: table[m.group(0)], text)
 
 
-@functools.lru_cache(maxsize=1)
-def _localized_ascii() -> tuple[re.Pattern[str], dict[str, str]]:
-    table = {r["localized"]: r["english"] for r in rows("localized", "text") if r.get("ascii")}
-    return re.compile("|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))), table
-
-
-@functools.lru_cache(maxsize=1)
-def _localized() -> tuple[re.Pattern[str], dict[str, str]]:
-    table = {r["localized"]: r["english"] for r in rows("localized", "text")}
-    table["："] = ": "  # CJK translations put a full-width colon where the English has ": "
-    table["«"], table["»"] = "‘", "’"  # GCC's quotes %< %> in ru/uk/fr catalogs are « »
+@functools.lru_cache(maxsize=2)
+def _localized(ascii_only: bool = False) -> tuple[re.Pattern[str], dict[str, str]]:
+    """The localized texts (longest first, as one regex) and their English; ``ascii_only``: only the
+    rows marked ``ascii``, without the CJK colon and guillemet replacements."""
+    table = {r["localized"]: r["english"] for r in rows("localized", "text") if r.get("ascii") or not ascii_only}
+    if not ascii_only:
+        table["："] = ": "  # CJK translations put a full-width colon where the English has ": "
+        table["«"], table["»"] = "‘", "’"  # GCC's quotes %< %> in ru/uk/fr catalogs are « »
     return re.compile("|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))), table
 
 
@@ -347,7 +348,7 @@ def _kind(body: str) -> str:
         return "msvc"
     if "undefined reference" in body or "ld:" in body or "relocation truncated" in body or "cannot find -l" in body:
         return "linker"
-    if re.match(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)", body):
+    if PY_EXCEPTION.match(body):
         return "python"
     if re.search(r":\d+(?::\d+)?: (?:fatal )?error:", body):
         return "compiler"

@@ -31,6 +31,9 @@ from .signatures import Signature, load_signatures
 #: An error line at least this long (characters) that no signature matched may be the first half
 #: of a message that was wrapped: it is matched again joined with the next line.
 WRAP_MIN = 60
+#: A shorter error line that ends with one of these (a colon, or the quote after a name: clang's
+#: "fatal error: 'omp.h'" / "file not found") is also tried joined with the next line, with a space.
+WRAP_ENDS = (":", "'", '"', "\u2019")
 #: A Python warning line ("...py:368: UserWarning: ...", "FutureWarning: ...").
 _PY_WARNING = re.compile(r"(?:^|[\s:])[A-Z]\w*Warning: ")
 
@@ -229,7 +232,7 @@ class Scanner:
         self._classify(number, text, body)
         self.prev.append(Evidence(number, text))
         if (
-            (len(body) >= WRAP_MIN or body.endswith((":", "'", '"', "’")))
+            (len(body) >= WRAP_MIN or body.endswith(WRAP_ENDS))
             and len(self.events) > n_events
             and self.events[-1].line == number
             and self.events[-1].sig is None
@@ -245,7 +248,7 @@ class Scanner:
         two joined match a signature that neither matches alone, the first line's event gets it
         (or becomes one)."""
         number, first = wrapped
-        if first.endswith((":", "'", '"', "\u2019")):
+        if first.endswith(WRAP_ENDS):
             # "undefined symbol:" / "c10::cuda::c10_cuda_check_implementation(...)";
             # "fatal error: 'omp.h'" / "file not found"
             first += " "
@@ -284,7 +287,7 @@ class Scanner:
             return
         if _SNIPPET.match(body):
             code = body.partition("|")[2].strip()
-            if code.startswith("#error") and not any(e.line >= number - 3 for e in self.events[-1:]):
+            if code.startswith("#error") and not (self.events and self.events[-1].line >= number - 3):
                 # gcc's caret snippet of an #error directive whose "error:" line was cut from the paste
                 # ("  138 | #error -- unsupported GNU version! ..."): the directive's text is the message
                 hit = self._match_sigs(code)

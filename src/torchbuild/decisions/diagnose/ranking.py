@@ -4,10 +4,10 @@ how the root is chosen)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 from ..diagnose_reasons import SignatureHit, reason
+from .classify import PY_EXCEPTION
 from .matching import Scanner, _Event
 from .model import (
     HINT_ALONE_CAP,
@@ -27,8 +27,6 @@ from .signatures import Signature, _fill
 
 #: Confidence of an error the program went on after (see :meth:`Diagnoser._fatal_exception_after`).
 SURVIVED_CAP = 0.5
-#: The last line of a Python traceback: ``module.ExceptionName: message``.
-_PY_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit)\b")
 
 
 class Diagnoser(Scanner):
@@ -70,7 +68,7 @@ class Diagnoser(Scanner):
             )
             return Diagnosis([cause], fe, stats, notes)
         first = events[0]
-        step = self.steps[first.step] if 0 <= first.step < len(self.steps) else None
+        step = self._step_of(first)
         first_error = ErrorLine(first.line, first.text, first.kind)
         # the root window: from the first error to the next boundary after it
         end = first.line + ROOT_WINDOW_LINES
@@ -150,7 +148,7 @@ class Diagnoser(Scanner):
                         seen_steps.add(ev.step)
                 elif ev.step >= 0 and ev.step not in seen_steps:
                     seen_steps.add(ev.step)
-                    st = self.steps[ev.step] if ev.step < len(self.steps) else None
+                    st = self._step_of(ev)
                     causes.append(self._unknown(ev, st))
                 if (causes[-1].cause_id, causes[-1].line) in seen and len(causes) > 1:
                     causes.pop()
@@ -178,16 +176,20 @@ class Diagnoser(Scanner):
         last = next((e for e in reversed(events) if e.sig is not None), None)
         if last is None or last is root or last.line <= root.line or last.step < 0:
             return None
-        step = self.steps[last.step] if last.step < len(self.steps) else None
+        step = self._step_of(last)
         if (
             step is None
             or not step.text.startswith("Traceback")
             or step.line <= root.line
-            or not _PY_EXCEPTION.match(last.text)
+            or not PY_EXCEPTION.match(last.text)
             or last.sig.confidence <= root.sig.confidence  # type: ignore[union-attr]
         ):
             return None
         return last
+
+    def _step_of(self, ev: _Event) -> Step | None:
+        """The build step ``ev`` belongs to, or None (no step, or one not kept)."""
+        return self.steps[ev.step] if 0 <= ev.step < len(self.steps) else None
 
     def _evidence(self, ev: _Event) -> list[Evidence]:
         lines = {e.line: e for e in ev.before}
@@ -202,7 +204,7 @@ class Diagnoser(Scanner):
         sig = ev.sig
         assert sig is not None
         vals = {**sig.defaults, **ev.values}
-        step = self.steps[ev.step] if 0 <= ev.step < len(self.steps) else None
+        step = self._step_of(ev)
         return Cause(
             sig.cause,
             round(confidence, 2),
