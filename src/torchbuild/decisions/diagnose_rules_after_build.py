@@ -35,7 +35,6 @@ def _abi_or_version(
     ABI difference printed in the log decides for the ABI (conda-forge's torch uses the new ABI;
     both -D_GLIBCXX_USE_CXX11_ABI values). Sources: rusty1s/pytorch_scatter#186,
     rusty1s/pytorch_sparse#250 (version), CharlesShang/DCNv2#19 (ABI)."""
-    notes: list[str] = []
     if root.signature == "undefined-symbol-abi":
         symbol = root.values.get("symbol", "")
         if "cxx11" in symbol and _torch_new_abi(ctx) is None:
@@ -53,12 +52,11 @@ def _abi_or_version(
                 "(pip install --no-build-isolation --no-cache-dir <pkg>).",
                 "https://github.com/rusty1s/pytorch_scatter/issues/186",
             )
-            notes.append(
+            return [first, second, *rest], [
                 "The missing symbol takes the C++11-ABI std::string (std::__cxx11): an extension built with "
                 "_GLIBCXX_USE_CXX11_ABI=1 against a torch built with 0 (pip wheels before torch 2.7) is the usual "
                 "cause; check torch._C._GLIBCXX_USE_CXX11_ABI."
-            )
-            return [first, second, *rest], notes
+            ]
         if not _abi_evidence(symbol, ctx):
             sym = symbol or "the missing symbol"
             first = _as(
@@ -73,11 +71,10 @@ def _abi_or_version(
                 "https://github.com/rusty1s/pytorch_scatter/issues/186",
             )
             out = [first, _cap(root, UNDECIDED_CAP - 0.05), *rest]
-            notes.append(
+            return out, [
                 "The missing symbol fits both an extension built for another torch and a C++ ABI mismatch; "
                 "the log shows neither torch's ABI nor the extension's, so both are listed."
-            )
-            return out, notes
+            ]
 
     return None
 
@@ -85,9 +82,8 @@ def _abi_or_version(
 def _torch_c_installed(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
-    """ "No module named 'torch._C'" from an installed torch is not the source tree. Source:
+    """A "No module named 'torch._C'" from an installed torch is not the source tree. Source:
     tsurumeso/vocal-remover#109 (site-packages) vs pytorch/pytorch#788."""
-    notes: list[str] = []
     if root.cause_id == "import_from_source_dir" and ctx.torch_imports and all(_site(p) for p in ctx.torch_imports):
         out = [
             _as(
@@ -102,8 +98,7 @@ def _torch_c_installed(
             *rest,
         ]
         out[0] = replace(out[0], signature=None)  # type: ignore[type-var]
-        notes.append("torch came from site-packages, so the source-tree explanation does not fit.")
-        return out, notes
+        return out, ["torch came from site-packages, so the source-tree explanation does not fit."]
 
     return None
 
@@ -114,9 +109,9 @@ def _library_of_other_build(
     """A versioned CUDA library that is not found: missing from the library path, or the extension
     was built for another CUDA (iSEE-Laboratory/LLMDet#32: mmcv for CUDA 10.1 on a CUDA 12.1
     system)."""
-    notes: list[str] = []
     if root.cause_id == "shared_library_not_found":
-        m = _CUDA_SO.search(root.values.get("lib", "") + " " + " ".join(e.text for e in getattr(root, "evidence", [])))
+        text = root.values.get("lib", "") + " " + " ".join(e.text for e in getattr(root, "evidence", []))
+        m = _CUDA_SO.search(text)
         if m:
             want = m.group("v")
             other = [v for v in ctx.cuda_versions if not v.startswith(want.split(".")[0] + ".") and v != want]
@@ -134,16 +129,14 @@ def _library_of_other_build(
                 "https://github.com/iSEE-Laboratory/LLMDet/issues/32",
             )
             if other:
-                out = [ext, _cap(root, UNDECIDED_CAP), *rest]
-                notes.append(f"The library wanted (CUDA {want}) differs from the CUDA the log shows ({other[0]}).")
-            else:
-                out = [_cap(root, 0.6), ext, *rest]
-                notes.append(
-                    f"libraries of CUDA {want} are missing: either not on the library path, or the module "
-                    "was built for another CUDA; the log does not show which CUDA this machine has."
-                )
-            return out, notes
-        m = _ROCM_SO.search(root.values.get("lib", "") + " " + " ".join(e.text for e in getattr(root, "evidence", [])))
+                return [ext, _cap(root, UNDECIDED_CAP), *rest], [
+                    f"The library wanted (CUDA {want}) differs from the CUDA the log shows ({other[0]})."
+                ]
+            return [_cap(root, 0.6), ext, *rest], [
+                f"libraries of CUDA {want} are missing: either not on the library path, or the module "
+                "was built for another CUDA; the log does not show which CUDA this machine has."
+            ]
+        m = _ROCM_SO.search(text)
         if m:
             # The same for ROCm: a module linked against another ROCm's runtime (ROCm/apex#73: built
             # with ROCm 5, run with ROCm 4.5), or the library is not on the path; the log cannot say.
@@ -159,11 +152,10 @@ def _library_of_other_build(
                 "https://github.com/ROCm/apex/issues/73",
             )
             out = [_cap(root, 0.6), ext, *rest]
-            notes.append(
+            return out, [
                 f"ROCm {want}.x libraries are missing: either not on the library path, or the module was built "
                 "for another ROCm; the log does not show which."
-            )
-            return out, notes
+            ]
 
         # torch's own library (libc10.so, libtorch_cpu.so) not found when something loads it: the
         # library directory of torch is not on the loader's path (a module imported before
@@ -180,12 +172,11 @@ def _library_of_other_build(
                 "Install the build of that package made for this torch (or rebuild it against this torch).",
                 "https://github.com/kakaobrain/torchlars/issues/15",
             )
-            notes.append(
+            return [_cap(root, 0.6), ext, *rest], [
                 f"{m.group('lib')} is torch's own library: either torch's lib directory is not on the loader's path "
                 "(import torch before the extension; LD_LIBRARY_PATH for a libtorch program), or the module was "
                 "built for another torch; the log does not say which."
-            )
-            return [_cap(root, 0.6), ext, *rest], notes
+            ]
 
     return None
 

@@ -43,7 +43,6 @@ def _gcc_headers_unsupported(
 ) -> Verdict:
     """Errors inside the host C++ library headers: the known nvcc/GCC 11 bug, or a GCC that this
     CUDA does not support at all (GCC 6 <tuple> with CUDA 8: NVIDIA/nccl#102)."""
-    notes: list[str] = []
     if root.signature == "nvcc-std-function-parameter-packs":
         m = re.search(r"/c\+\+/(\d+)/", " ".join([root.explanation, *[e.text for e in getattr(root, "evidence", [])]]))
         major = (
@@ -60,8 +59,7 @@ def _gcc_headers_unsupported(
                 "https://github.com/NVIDIA/nccl/issues/102",
             )
             out = [first, _cap(root, UNDECIDED_CAP), *rest]
-            notes.append(f"Errors inside GCC {major}'s headers: the unsupported host compiler is the likelier root.")
-            return out, notes
+            return out, [f"Errors inside GCC {major}'s headers: the unsupported host compiler is the likelier root."]
 
     return None
 
@@ -69,9 +67,8 @@ def _gcc_headers_unsupported(
 def _conflict_before(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
-    """Pip reported a dependency conflict earlier: the failure that follows is its symptom (a BLAS /
+    """pip reported a dependency conflict earlier: the failure that follows is its symptom (a BLAS /
     symbol / library error of the mismatched package)."""
-    notes: list[str] = []
     conflict = next((h for h in hits if h.cause_id == "dependency_version_conflict"), None)
     if conflict is not None and root.cause_id in _SYMPTOMS and conflict.line <= (root.line or 0):
         first = _as(
@@ -84,8 +81,7 @@ def _conflict_before(
             "pip-msgs",
         )
         out = [first, _cap(root, UNDECIDED_CAP), *rest]
-        notes.append(f"A dependency conflict (line {conflict.line}) comes before the {root.cause_id} error.")
-        return out, notes
+        return out, [f"A dependency conflict (line {conflict.line}) comes before the {root.cause_id} error."]
 
     return None
 
@@ -94,14 +90,12 @@ def _conflict_first(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
     """The conflict is the first error: the later failure is its symptom, reported second"""
-    notes: list[str] = []
     if root.cause_id == "dependency_version_conflict" and cause_for is not None:
         later = next((h for h in hits if h.cause_id in _SYMPTOMS and h.line > (root.line or 0)), None)
         c = cause_for(later) if later is not None else None
         if c is not None:
             out = [root, _cap(c, UNDECIDED_CAP), *rest]
-            notes.append(f"The {c.cause_id} failure on line {c.line} follows from this dependency conflict.")
-            return out, notes
+            return out, [f"The {c.cause_id} failure on line {c.line} follows from this dependency conflict."]
 
     return None
 
@@ -110,7 +104,6 @@ def _std_old_compiler(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
     """A C++ standard error with a compiler too old for that standard."""
-    notes: list[str] = []
     if root.cause_id == "cxx_standard_mismatch" and ctx.gcc_majors and min(ctx.gcc_majors) < 7:
         g = min(ctx.gcc_majors)
         first = _as(
@@ -122,8 +115,7 @@ def _std_old_compiler(
             "https://github.com/pytorch/vision/issues/2509",
         )
         out = [first, _cap(root, UNDECIDED_CAP), *rest]
-        notes.append(f"GCC {g} is in the log: the compiler, not only the -std flag, is too old.")
-        return out, notes
+        return out, [f"GCC {g} is in the log: the compiler, not only the -std flag, is too old."]
 
     return None
 
@@ -132,7 +124,6 @@ def _cuda_in_rocm(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
     """A CUDA cause in a ROCm build is at most a guess (pytorch/pytorch#7687)."""
-    notes: list[str] = []
     cuda_causes = {
         "cuda_toolkit_incomplete",
         "cuda_toolkit_not_found",
@@ -146,8 +137,7 @@ def _cuda_in_rocm(
     )  # ROCm's compiler is what is missing
     if ctx.rocm and root.cause_id in cuda_causes and root.confidence > UNDECIDED_CAP and not rocm_itself:
         out = [_cap(root, 0.5), *rest]
-        notes.append("This is a ROCm (HIP) build: a CUDA cause is only a guess here.")
-        return out, notes
+        return out, ["This is a ROCm (HIP) build: a CUDA cause is only a guess here."]
 
     return None
 
@@ -158,17 +148,15 @@ def _crash_beside_full_disk(
     """A compiler that crashed (signal 11, killed) in a log that also says a file could not be
     written: the full disk (or TMPDIR) is the root, the crash its symptom (pytorch/pytorch#2046:
     cicc died of signal 11 beside "ptxas fatal : Internal error: writing file"; TMPDIR fixed it)."""
-    notes: list[str] = []
     if root.cause_id in {"internal_compiler_error", "out_of_memory"} and cause_for is not None:
         disk = next((h for h in hits if h.cause_id == "disk_full"), None)
         c = cause_for(disk) if disk is not None else None
         if c is not None:
             out = [_cap(c, 0.7), _cap(root, UNDECIDED_CAP), *rest]
-            notes.append(
+            return out, [
                 f"A write failure (line {c.line}) sits beside the compiler crash: a full disk or TMPDIR makes "
                 "compilers die, so the disk is the likelier root."
-            )
-            return out, notes
+            ]
 
     return None
 
@@ -179,7 +167,6 @@ def _none_cuda_version(
     """A setup.py that crashed on None while reading torch's CUDA version: torch.version.cuda is
     None in a CPU-only torch (openvino.genai#163: auto-gptq's setup.py, macOS; ashawkey/torch-
     ngp#167: cpp_extension's _check_cuda_version parsing None)."""
-    notes: list[str] = []
     if (
         root.cause_id == "unknown"
         and ctx.cuda_version_code
@@ -196,8 +183,7 @@ def _none_cuda_version(
             "https://github.com/openvinotoolkit/openvino.genai/issues/163",
         )
         out = [first, *rest]
-        notes.append("A NoneType error right after code that reads torch's CUDA version: a CPU-only torch.")
-        return out, notes
+        return out, ["A NoneType error right after code that reads torch's CUDA version: a CPU-only torch."]
 
     return None
 
@@ -205,9 +191,8 @@ def _none_cuda_version(
 def _cmake_in_isolation(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
-    """Find_package(Torch) failed inside pip's isolated build environment: torch is not installed
+    """CMake's find_package(Torch) failed inside pip's isolated build environment: torch is not installed
     there (tatsy/torchmcubes#29; scikit-build-core and setuptools both)."""
-    notes: list[str] = []
     if root.cause_id == "torch_cmake_config_not_found" and ctx.pip_isolated and not ctx.no_build_isolation:
         first = _as(
             root,
@@ -220,34 +205,30 @@ def _cmake_in_isolation(
             "https://github.com/tatsy/torchmcubes/pull/29",
         )
         out = [first, _cap(root, UNDECIDED_CAP), *rest]
-        notes.append("pip built this in an isolated environment: torch is not installed there.")
-        return out, notes
+        return out, ["pip built this in an isolated environment: torch is not installed there."]
     return None
 
 
 def _torch_missing_no_build(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
-    """ "No module named 'torch'" in a log that shows no package build at all: a program run in an
+    """A "No module named 'torch'" in a log that shows no package build at all: a program run in an
     environment without torch, not pip's isolated build (the cause is about builds)."""
-    notes: list[str] = []
     if root.signature == "module-not-found-torch" and not ctx.building:
         out = [_cap(root, 0.6), *rest]
-        notes.append(
+        return out, [
             "No package build shows in the log: if this happened while building, torch is missing from the build "
             "environment (pip's isolation); if a program failed, torch is not installed in the Python that ran it."
-        )
-        return out, notes
+        ]
     return None
 
 
 def _cmake_torch_not_found(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
-    """Find_package(Torch) failed and the log shows neither pip nor a cmake command: a C++ project
+    """CMake's find_package(Torch) failed and the log shows neither pip nor a cmake command: a C++ project
     without CMAKE_PREFIX_PATH, or a Python package built by pip in isolation; both are reported
     (tatsy/torchmcubes#29)."""
-    notes: list[str] = []
     if root.cause_id == "torch_cmake_config_not_found" and not ctx.cmake_by_hand:
         # the log shows neither pip nor a cmake command: a C++ project without CMAKE_PREFIX_PATH,
         # or a Python package built by pip in isolation; both are reported (tatsy/torchmcubes#29).
@@ -260,8 +241,7 @@ def _cmake_torch_not_found(
             "https://github.com/tatsy/torchmcubes/pull/29",
         )
         out = [_cap(root, 0.6), second, *rest]
-        notes.append("The log does not show whether CMake ran by hand or under pip: both causes are listed.")
-        return out, notes
+        return out, ["The log does not show whether CMake ran by hand or under pip: both causes are listed."]
     return None
 
 
