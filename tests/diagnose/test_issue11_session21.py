@@ -1,0 +1,154 @@
+"""Issue 11, session 21: the dev logs of batch 18 (tests/diagnose/realworld, index.toml) and the
+messages they taught, each reproduced here with the real tool where it runs: GNU ld and the glibc
+loader (torch's CUDA libraries missing from a CPU-only torch, BLAS/LAPACK routines missing), gcc
+(torch's glog-style CHECK_xx macros gone), setuptools 70 (``pkg_resources.packaging`` gone).
+Windows' ctypes message and CMake 3.23.0's missing variable do not run here: those are tested
+with the lines of the real logs."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from torchbuild.decisions.diagnose import diagnose_lines
+
+CORPUS = Path(__file__).resolve().parent / "realworld"
+ROWS = {r["file"]: r for r in tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]}
+
+
+def _lines(name: str) -> list[str]:
+    return (CORPUS / name).read_text(encoding="utf-8").split("\n")
+
+
+def _diag(lines: list[str]):
+    return diagnose_lines(enumerate(lines, 1))
+
+
+def _run(args: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=False, **kw)
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("win-torch-ngp-shencoder-lnk1181-c10-cuda-lib-cpu-torch.log", "torch_cpu_only"),
+        ("win-bark-import-torchaudio-libtorchaudio-pyd-torch-mismatch.log", "torch_extension_mismatch"),
+        ("win-torch-xpu-source-build-static-mkl-not-found-pip-cmake.log", "blas_not_found"),
+        ("import-torch-jetson-tx2-sgesdd-undefined-openblas.log", "blas_not_found"),
+        ("macos-arm64-pip-torch-sparse-0615-check-lt-undeclared.log", "torch_api_removed"),
+        ("import-colbert-cpp-extension-setuptools70-pkg-resources-packaging.log", "dependency_version_conflict"),
+        ("cmake-pytorch-cmake-3230-cuda-whole-compilation-var.log", "cmake_too_new"),
+    ],
+)
+def test_batch18_dev_logs_name_their_cause(name, cause):
+    """Batch 18 dev logs: MSVC's LNK1181 for c10_cuda.lib (a CPU-only torch), Windows' ctypes failing
+    to load torchaudio's libtorchaudio.pyd (a torchaudio for another torch), PyTorch's FindMKL probing
+    every MKL library in vain, the Jetson torch wheel missing LAPACK's sgesdd, clang without
+    CHECK_LT, setuptools 70 without pkg_resources.packaging, CMake 3.23.0's missing
+    CMAKE_CUDA_COMPILE_WHOLE_COMPILATION (the line after "Missing variable is:")."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 18
+    d = _diag(_lines(name))
+    assert d.root.cause_id == cause, [(c.cause_id, c.confidence) for c in d.causes]
+
+
+def test_cmake_internal_variable_names_the_cause_only_with_the_variable():
+    """CMake's "Error required internal CMake variable not set" alone says nothing of the cause
+    (espnet's warp-ctc log misses CMAKE_C_COMPILER_ENV_VAR for want of a compiler); only
+    CMAKE_CUDA_COMPILE_WHOLE_COMPILATION after it is CMake 3.23.0, and then not confidently."""
+    head = "CMake Error: Error required internal CMake variable not set, cmake may not be built correctly."
+    with_var = _diag([head, "Missing variable is:", "CMAKE_CUDA_COMPILE_WHOLE_COMPILATION"])
+    assert with_var.root.cause_id == "cmake_too_new"
+    assert with_var.root.confidence <= 0.6
+    other = _diag([head, "Missing variable is:", "CMAKE_FOO_BAR"])
+    assert other.root.cause_id != "cmake_too_new"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_real_ld_without_torch_cuda_libraries_is_a_cpu_only_torch(tmp_path):
+    """Real GNU ld asked for -lc10_cuda and -ltorch_cuda (as cpp_extension links a CUDA extension)
+    where only c10 exists (a stand-in libc10.so built here, as a CPU torch's torch/lib has it):
+    "cannot find -lc10_cuda" names a CPU-only torch."""
+    (tmp_path / "c10.c").write_text("int c10_f(void) { return 1; }\n", encoding="utf-8")
+    assert _run(["gcc", "-shared", "-fPIC", "c10.c", "-o", "libc10.so"], tmp_path).returncode == 0
+    (tmp_path / "e.c").write_text("int f(void) { return 0; }\n", encoding="utf-8")
+    p = _run(["gcc", "-shared", "-fPIC", "e.c", "-o", "e.so", "-L.", "-lc10", "-lc10_cuda", "-ltorch_cuda"], tmp_path)
+    assert p.returncode != 0
+    assert "cannot find -lc10_cuda" in p.stderr, p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "torch_cpu_only"
+    assert d.root.values.get("lib") == "c10_cuda"
+
+
+def test_the_installed_cpu_torch_has_no_cuda_libraries():
+    """The fact behind the signature, read from the CPU build of torch the suite installs: its
+    torch/lib has c10 and torch_cpu but neither c10_cuda nor torch_cuda."""
+    torch = pytest.importorskip("torch")
+    if torch.version.cuda is not None:
+        pytest.skip("the installed torch is a CUDA build")
+    names = {p.name for p in (Path(torch.__file__).parent / "lib").iterdir()}
+    assert {"libc10.so", "libtorch_cpu.so"} <= names
+    assert not {n for n in names if n.startswith(("libc10_cuda", "libtorch_cuda"))}
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_real_missing_lapack_routines_at_link_and_at_load(tmp_path):
+    """Real GNU ld linking a call to LAPACK's dgetrf_ without a LAPACK, and the real glibc loader
+    loading a library that needs sgesdd (the Jetson wheel's case): both name a missing BLAS/LAPACK."""
+    (tmp_path / "m.c").write_text("void dgetrf_(void);\nint main(void) { dgetrf_(); return 0; }\n", encoding="utf-8")
+    link = _run(["gcc", "m.c", "-o", "m"], tmp_path)
+    assert "undefined reference to `dgetrf_'" in link.stderr, link.stderr
+    assert _diag(link.stderr.splitlines()).root.cause_id == "blas_not_found"
+
+    (tmp_path / "l.c").write_text("void sgesdd(void);\nvoid g(void) { sgesdd(); }\n", encoding="utf-8")
+    assert _run(["gcc", "-shared", "-fPIC", "l.c", "-o", "libl.so"], tmp_path).returncode == 0
+    code = f"import ctypes; ctypes.CDLL({str(tmp_path / 'libl.so')!r}, mode=ctypes.RTLD_GLOBAL | 0)"
+    load = _run([sys.executable, "-c", code], tmp_path, env={"LD_BIND_NOW": "1", "PATH": "/usr/bin:/bin"})
+    assert "undefined symbol: sgesdd" in load.stderr, load.stderr
+    d = _diag(load.stderr.splitlines())
+    assert d.root.cause_id == "blas_not_found"
+    assert d.root.values.get("symbol") == "sgesdd"
+
+
+@pytest.mark.parametrize("symbol", ["sgemm_fast", "dgemmX", "_ZN2at6sgemm_Ev", "my_sgesdd"])
+def test_names_that_only_contain_a_lapack_routine_are_not_one(symbol):
+    """The routine must be the whole symbol (an s/d/c/z prefix, the routine, an optional trailing
+    underscore): a longer name or a C++ mangled one is not a BLAS/LAPACK routine."""
+    d = _diag([f"ImportError: /x/libfoo.so: undefined symbol: {symbol}"])
+    assert d.root.signature != "lapack-routine-undefined"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_real_gcc_without_check_lt_is_a_removed_torch_api(tmp_path):
+    """Real gcc compiling torch-sparse's ``CHECK_LT(low, high);`` where no header defines it (torch
+    2.6 defines only TORCH_CHECK_LT): the glog-style macro is a torch API that is gone."""
+    (tmp_path / "u.cpp").write_text("void f(int low, int high) {\n  CHECK_LT(low, high);\n}\n", encoding="utf-8")
+    p = _run(["g++", "-c", "u.cpp", "-o", "u.o"], tmp_path)
+    assert p.returncode != 0
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "torch_api_removed", p.stderr
+    assert d.root.values.get("api") == "CHECK_LT"
+    assert d.root.confidence < 0.7  # a project's own glog could define it too
+
+
+def test_real_setuptools_70_without_pkg_resources_packaging(tmp_path):
+    """Real setuptools 70.0.0 from PyPI (installed into a folder of its own): the import older
+    torch's cpp_extension.py makes, ``from pkg_resources import packaging``, fails, and the
+    message names the setuptools/torch conflict."""
+    target = tmp_path / "site"
+    pip = _run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), "setuptools==70.0.0"],
+        tmp_path,
+        timeout=300,
+    )
+    if pip.returncode != 0:
+        pytest.skip(f"setuptools 70.0.0 could not be installed from the package index: {pip.stderr[-300:]}")
+    p = _run([sys.executable, "-c", "from pkg_resources import packaging"], tmp_path, env={"PYTHONPATH": str(target)})
+    assert "cannot import name 'packaging' from 'pkg_resources'" in p.stderr, p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "dependency_version_conflict"
+    assert d.root.confidence >= 0.8
