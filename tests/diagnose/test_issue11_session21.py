@@ -152,3 +152,51 @@ def test_real_setuptools_70_without_pkg_resources_packaging(tmp_path):
     d = _diag(p.stderr.splitlines())
     assert d.root.cause_id == "dependency_version_conflict"
     assert d.root.confidence >= 0.8
+
+
+def test_batch19_dev_log_pocketfft_on_msvc_is_mkl_missing():
+    """pytorch/pytorch#117589: MSVC fails in pocketfft's header, which PyTorch 2.6 compiles only when
+    no MKL is found (cmake/Dependencies.cmake), so the Windows build lacks MKL; not confident."""
+    name = "build-pytorch-windows-pocketfft-aligned-alloc-no-mkl.log"
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 19
+    d = _diag(_lines(name))
+    assert d.root.cause_id == "blas_not_found"
+    assert d.root.confidence < 0.7
+
+
+OLD_ABI_SYMBOL = "ImportError: /x/ext/_C.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs"
+
+
+@pytest.mark.parametrize(
+    ("context", "name"),
+    [
+        (["torch 2.7.0"], None),
+        (["pytorch                   2.4.0           cuda118_py312h3690e1b_301    conda-forge"], None),
+        ([], "linux-lmcache-c-ops-undefined-c10-error-symbol.log"),
+        ([], "import-torchaudio-aarch64-self-built-wheel-undefined-symbol.log"),
+    ],
+)
+def test_an_abi_difference_inferred_from_torchs_version_is_not_confident(context, name):
+    """An old-ABI symbol against a torch whose ABI is only inferred (pip 2.7+, conda-forge): the ABI
+    differs, but an extension compiled against this torch would have taken its ABI, so it was
+    compiled against another torch build (LMCache/LMCache#1294, pytorch/audio#3335, both batch 19
+    dev). The ABI stays first, below 0.7, with another torch build second."""
+    lines = _lines(name) if name else [*context, OLD_ABI_SYMBOL]
+    d = _diag(lines)
+    assert [c.cause_id for c in d.causes[:2]] == ["cxx_abi_mismatch", "torch_extension_mismatch"]
+    assert d.causes[0].confidence == 0.65
+
+
+def test_an_abi_difference_printed_by_both_flags_stays_confident():
+    """Both -D_GLIBCXX_USE_CXX11_ABI values in the log (the extension's compile line and torch's)
+    show the ABI difference itself: the ABI stays confident."""
+    d = _diag(
+        [
+            "c++ -c ext.cpp -o ext.o -D_GLIBCXX_USE_CXX11_ABI=0",
+            "torch was built with -D_GLIBCXX_USE_CXX11_ABI=1",
+            "torch 2.7.0",
+            OLD_ABI_SYMBOL,
+        ]
+    )
+    assert d.root.cause_id == "cxx_abi_mismatch"
+    assert d.root.confidence >= 0.7

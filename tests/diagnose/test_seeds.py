@@ -141,11 +141,19 @@ SEED_LOGS = {
 }
 
 
+#: Seeds whose log names the cause first but cannot make it certain, and why.
+NOT_CONFIDENT = {
+    # torch's ABI is inferred from its +git version, not printed: the old-ABI torchvision may also
+    # have been built against another torch build (tests/diagnose/test_issue11_session21.py)
+    "cxx_abi_mismatch": 0.65,
+}
+
+
 @pytest.mark.parametrize("cause", sorted(SEED_LOGS))
 def test_seed_failure_is_diagnosed(cause):
     d = diagnose_text(SEED_LOGS[cause])
     assert d.root.cause_id == cause, (d.root, d.first_error)
-    assert d.root.confidence >= 0.7
+    assert d.root.confidence >= NOT_CONFIDENT.get(cause, 0.7)
     assert d.root.source
     assert any(e.line == d.root.line for e in d.root.evidence)
 

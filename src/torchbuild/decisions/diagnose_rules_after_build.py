@@ -31,10 +31,13 @@ from .diagnose_rules_common import (
 def _abi_or_version(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
-    """A missing torch symbol that takes std::string: another torch, or the other C++ ABI.  Only an
-    ABI difference printed in the log decides for the ABI (conda-forge's torch uses the new ABI;
-    both -D_GLIBCXX_USE_CXX11_ABI values). Sources: rusty1s/pytorch_scatter#186,
-    rusty1s/pytorch_sparse#250 (version), CharlesShang/DCNv2#19 (ABI)."""
+    """A missing torch symbol that takes std::string: another torch, or the other C++ ABI.  An ABI
+    difference the log shows decides for the ABI; confidently only when both
+    -D_GLIBCXX_USE_CXX11_ABI values are printed, otherwise (torch's ABI inferred from its version
+    or distributor: conda-forge, pip wheels from 2.7) at 0.65 with another torch build listed
+    second. Sources: rusty1s/pytorch_scatter#186, rusty1s/pytorch_sparse#250 (version),
+    CharlesShang/DCNv2#19 (ABI), LMCache/LMCache#1294 (an inferred ABI difference that was another
+    torch at build time)."""
     if root.signature == "undefined-symbol-abi":
         symbol = root.values.get("symbol", "")
         if "cxx11" in symbol and _torch_new_abi(ctx) is None:
@@ -74,6 +77,27 @@ def _abi_or_version(
             return out, [
                 "The missing symbol fits both an extension built for another torch and a C++ ABI mismatch; "
                 "the log shows neither torch's ABI nor the extension's, so both are listed."
+            ]
+        if len(ctx.abi_flags) < 2:
+            # The ABIs differ, but torch's ABI is only inferred from its version or its
+            # distributor: an extension compiled against this torch takes torch's ABI, so the
+            # other ABI also means it was compiled against another torch build (a build
+            # isolation's torch, another distributor's).  LMCache/LMCache#1294, pytorch/audio#3335.
+            first = _cap(root, 0.65)
+            second = _as(
+                root,
+                "torch_extension_mismatch",
+                0.5,
+                f"The extension was compiled against another torch build than the one it runs with: {symbol} "
+                "has the other C++ ABI, which an extension built against this torch would not have.",
+                "Rebuild the extension against the torch you run (pip install --no-build-isolation --no-cache-dir "
+                "<pkg>), or install the builds of torch and the extension made together (same version, same index).",
+                "https://github.com/LMCache/LMCache/issues/1294",
+            )
+            return [first, second, *rest], [
+                "torch's C++ ABI is inferred from its version or distributor, not printed: an extension built "
+                "against this torch takes its ABI, so it was built against another torch build or with the ABI "
+                "flag forced."
             ]
 
     return None
