@@ -2,18 +2,66 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+import tomllib
+
+from torchbuild import knowledge
 from torchbuild.decisions.diagnose import GATE, diagnose_lines, load_signatures, normalize
 from torchbuild.decisions.diagnose.signatures import header_messages
 from torchbuild.decisions.diagnose_reasons import UNDECIDED_CAP
-from torchbuild.knowledge import causes, load
+from torchbuild.knowledge import KnowledgeError, causes, load
 
 
 def test_every_cause_has_a_signature():
     # additions to the project's cause list are named by other commands (their `added` says which)
     listed = {c.id for c in causes.causes() if c.id != causes.UNKNOWN and not c.added}
     assert listed - {s.cause for s in load_signatures()} == set()
+
+
+def test_each_signature_is_in_the_file_of_its_causes_family():
+    """knowledge/data/signatures/ holds one file per cause family of causes.toml (a newcomer knows
+    where a row goes); _meta.toml holds only [meta]."""
+    family = {c.id: c.family for c in causes.causes()}
+    base = Path(knowledge.__file__).parent / "data"
+    parts = knowledge.files("signatures")
+    assert parts[0] == "signatures/_meta.toml" and len(parts) > 1
+    assert set(tomllib.loads((base / parts[0]).read_text(encoding="utf-8"))) == {"meta"}
+    seen = 0
+    for rel in parts[1:]:
+        doc = tomllib.loads((base / rel).read_text(encoding="utf-8"))
+        assert set(doc) == {"signature"}, rel
+        fam = Path(rel).stem
+        assert fam in set(family.values()), f"{rel} is not named after a family of causes.toml"
+        wrong = [r["id"] for r in doc["signature"] if family[r["cause"]] != fam]
+        assert not wrong, f"{rel} holds signatures of another family's causes: {wrong}"
+        seen += len(doc["signature"])
+    assert seen == len(knowledge.rows("signatures", "signature"))
+
+
+def test_a_folder_table_keeps_meta_in_its_meta_file_only(monkeypatch, tmp_path):
+    """A file of rows with its own [meta], or a row citing an unknown key, is refused with the
+    file's name; a table that exists neither as a file nor as a folder is named as missing."""
+    data = tmp_path / "data"
+    (data / "t").mkdir(parents=True)
+    (data / "t" / "_meta.toml").write_text('[meta]\nsources = { k = "https://example.org/v1" }\n', encoding="utf-8")
+    (data / "t" / "a.toml").write_text('[[row]]\nsource = "k"\n', encoding="utf-8")
+    monkeypatch.setattr(knowledge, "_data", lambda: data)
+    knowledge.load.cache_clear()
+    try:
+        assert knowledge.load("t")["row"] == [{"source": "k"}]
+        knowledge.load.cache_clear()
+        (data / "t" / "b.toml").write_text('[[row]]\nsource = "nokey"\n', encoding="utf-8")
+        with pytest.raises(KnowledgeError, match=r"t/b\.toml: row\[0\] cites 'nokey'"):
+            knowledge.load("t")
+        (data / "t" / "b.toml").write_text('[meta]\ndescription = "x"\n', encoding="utf-8")
+        with pytest.raises(KnowledgeError, match=r"t/b\.toml: \[meta\] belongs in t/_meta\.toml"):
+            knowledge.load("t")
+        with pytest.raises(KnowledgeError, match="knowledge file nothere.toml is missing"):
+            knowledge.files("nothere")
+    finally:
+        knowledge.load.cache_clear()
 
 
 def test_signatures_name_only_known_causes():
@@ -56,7 +104,7 @@ def test_every_pattern_has_an_example_that_reaches_it():
         bodies = [normalize(ex) for ex in sig.examples]
         # a headers.toml row: its compiler messages, together, are reached by an example (each
         # message is tested whole by test_every_compiler_message_names_the_header_cause); `also`
-        # patterns one by one, as the patterns of signatures.toml
+        # patterns one by one, as the patterns of signatures/
         own = sig.patterns[n_messages:] if sig.header else sig.patterns
         groups = ([list(sig.patterns[:n_messages])] if sig.header else []) + [[p] for p in own]
         for pats in groups:

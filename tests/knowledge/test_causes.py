@@ -1,6 +1,6 @@
 """The cause ids of ``knowledge/data/causes.toml`` are the only ones the tool names.
 
-Every signature of ``signatures.toml``, every cause id ``verify`` names and every cause judged
+Every signature of ``signatures/``, every cause id ``verify`` names and every cause judged
 in the real-log corpus (``tests/diagnose/realworld/index.toml``) is an id of ``causes.toml``.
 Where the project's cause list lies beside the clone (``../shared/causes.md``, as CI may lay it
 out), its ids and ``causes.toml``'s are the same, but for the additions that say so.

@@ -63,7 +63,7 @@ def _explain(diag, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-
     """Print :func:`~torchbuild.decisions.diagnose_explain.explain_miss` (JSON with --json)."""
     import json
 
-    from ..decisions.diagnose_explain import explain_miss
+    from ..decisions.diagnose_explain import SIGNATURES_DIR, explain_miss
 
     ex = explain_miss(diag)
     if args.json:
@@ -82,7 +82,7 @@ def _explain(diag, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-
         if ex.failing_step[2]:
             out.write(f"  command: {ex.failing_step[2][:300]}\n")
     out.write(
-        "closest signatures (knowledge/data/signatures.toml, headers.toml):\n"
+        "closest signatures (knowledge/data/signatures/, headers.toml):\n"
         if ex.near
         else "no signature shares words with it.\n"
     )
@@ -90,6 +90,12 @@ def _explain(diag, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-
         out.write(f"  {n.signature} ({n.cause}, closeness {n.score:.2f}): {n.why}\n")
     out.write(
         f"\nto name this cause, add a row like this to {ex.draft_file}\n"
-        "(docs/diagnose-signatures.md), then run python -m pytest tests/diagnose:\n\n" + ex.draft
+        + (
+            "(or, for a cause of another family, to that family's file beside it; docs/diagnose-signatures.md),\n"
+            if ex.draft_file.startswith(SIGNATURES_DIR)
+            else "(docs/diagnose-signatures.md),\n"
+        )
+        + "then run python -m pytest tests/diagnose:\n\n"
+        + ex.draft
     )
     return 0

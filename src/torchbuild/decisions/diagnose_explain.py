@@ -1,7 +1,7 @@
 """Why no signature fits a log: the closest signatures and a draft of the missing one (pure).
 
 ``torchbuild diagnose --explain-miss LOG`` shows, for a log diagnosed ``unknown``, its
-first error, the failing step and the signatures of ``knowledge/data/signatures.toml``
+first error, the failing step and the signatures of ``knowledge/data/signatures/``
 closest to that error with the reason each did not fit (its anchor is not in the line,
 or the anchor is there but no pattern matched), and a draft row to add to the data file
 (docs/diagnose-signatures.md says how).  Closeness is the cosine of the word sets of
@@ -14,10 +14,21 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..knowledge.causes import causes
 from .diagnose import UNKNOWN, Diagnosis, Signature, load_signatures, normalize
 from .diagnose.signatures import header_messages
 
-__all__ = ["NearMiss", "MissExplanation", "explain_miss"]
+__all__ = ["NearMiss", "MissExplanation", "explain_miss", "SIGNATURES_DIR"]
+
+#: Where the signature rows live, relative to the repository: one file per cause family of
+#: ``knowledge/data/causes.toml`` (``cuda.toml``, ``toolchain.toml``, ...).
+SIGNATURES_DIR = "src/torchbuild/knowledge/data/signatures/"
+
+
+def _family(cause_id: str) -> str:
+    """The family of ``cause_id`` in causes.toml (``"other"`` for an id it does not list)."""
+    return next((c.family for c in causes() if c.id == cause_id), "other")
+
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_+]{2,}")
 #: Words too common in error lines to tell signatures apart.
@@ -73,9 +84,10 @@ class MissExplanation:
     :param near: the closest signatures, best first.
     :param draft: a draft row (TOML text) for the first error: a ``[[header]]`` row of
         ``headers.toml`` when the error is a compiler that cannot find an ``#include``,
-        else a ``[[signature]]`` row of ``signatures.toml``.
+        else a ``[[signature]]`` row of ``signatures/``.
     :param draft_file: the data file the draft belongs in, relative to the repository
-        (``src/torchbuild/knowledge/data/signatures.toml`` or ``.../headers.toml``).
+        (``src/torchbuild/knowledge/data/signatures/<family>.toml``, the family of the closest
+        signature's cause, or ``.../headers.toml``).
     """
 
     diagnosed: str
@@ -83,7 +95,7 @@ class MissExplanation:
     failing_step: tuple[int, str, str | None] | None
     near: list[NearMiss] = field(default_factory=list)
     draft: str = ""
-    draft_file: str = "src/torchbuild/knowledge/data/signatures.toml"
+    draft_file: str = f"{SIGNATURES_DIR}other.toml"
 
     def to_json_dict(self) -> dict[str, object]:
         """JSON-ready dict with the same fields."""
@@ -216,4 +228,6 @@ def explain_miss(diag: Diagnosis, signatures: Sequence[Signature] | None = None,
         out.draft_file = "src/torchbuild/knowledge/data/headers.toml"
     else:
         out.draft = _draft(fe.text)
+        if out.near:
+            out.draft_file = f"{SIGNATURES_DIR}{_family(out.near[0].cause)}.toml"
     return out

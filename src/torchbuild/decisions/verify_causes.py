@@ -3,7 +3,7 @@
 ``verify`` imports torch and its extensions in a clean subprocess; when an import
 fails, the error text is the same text a build log shows at import time.  It goes
 through :func:`torchbuild.decisions.diagnose.diagnose_lines` (the signatures of
-``knowledge/data/signatures.toml``), and the fix is made specific with what verify
+``knowledge/data/signatures/``), and the fix is made specific with what verify
 knows and a log does not: the extension's distribution, its version, the torch it
 pins (``Requires-Dist``) and the installed torch.
 

@@ -1,6 +1,7 @@
 """Knowledge layer: data files with a source on every row.
 
-Each table is a TOML file in ``knowledge/data/``.  A file holds a top-level
+Each table is a TOML file in ``knowledge/data/`` (or, for the failure signatures, a
+folder of them: one file per cause family, see :func:`load`).  A table holds a top-level
 ``[meta]`` table (``description``, ``sources``: key -> full citation) and one
 array of tables of rows; every row has a ``source`` key naming where it comes from
 (a key of ``meta.sources``, a file in the PyTorch repo, an NVIDIA document or an
@@ -25,34 +26,91 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["KnowledgeError", "load", "rows", "available"]
+__all__ = ["KnowledgeError", "load", "rows", "available", "files"]
+
+
+def _data() -> Any:
+    """The ``knowledge/data/`` folder (an importlib Traversable)."""
+    return resources.files(__name__) / "data"
 
 
 def available() -> list[str]:
-    """Names (without ``.toml``) of every knowledge file shipped with torchbuild."""
-    base = resources.files(__name__) / "data"
-    return sorted(p.name[:-5] for p in base.iterdir() if p.name.endswith(".toml"))
+    """Names of every knowledge table shipped with torchbuild: a ``<name>.toml`` file or a
+    ``<name>/`` folder of TOML files (see :func:`load`), without ``.toml``."""
+    base = _data()
+    return sorted(
+        p.name[:-5] if p.name.endswith(".toml") else p.name
+        for p in base.iterdir()
+        if p.name.endswith(".toml") or (p.is_dir() and (p / META_FILE).is_file())
+    )
+
+
+#: The file of a folder table that holds its ``[meta]`` (``description``, ``sources``).
+META_FILE = "_meta.toml"
+
+
+def files(name: str) -> list[str]:
+    """The files that make up knowledge table ``name``, relative to ``knowledge/data/``:
+    ``["<name>.toml"]``, or for a folder its ``_meta.toml`` then its other ``.toml`` files by name.
+
+    :raises KnowledgeError: when neither exists.
+    """
+    base = _data()
+    folder = base / name
+    if folder.is_dir() and (folder / META_FILE).is_file():
+        parts = sorted(p.name for p in folder.iterdir() if p.name.endswith(".toml") and p.name != META_FILE)
+        return [f"{name}/{META_FILE}", *(f"{name}/{p}" for p in parts)]
+    if (base / f"{name}.toml").is_file():
+        return [f"{name}.toml"]
+    raise KnowledgeError(f"knowledge file {name}.toml is missing")
+
+
+def _parse(rel: str) -> dict[str, Any]:
+    path = _data()
+    for part in rel.split("/"):
+        path = path / part
+    try:
+        doc: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise KnowledgeError(f"knowledge file {rel} is missing") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise KnowledgeError(f"knowledge file {rel} is not valid TOML: {exc}") from exc
+    return doc
 
 
 @functools.cache
 def load(name: str) -> dict[str, Any]:
-    """Parse ``knowledge/data/<name>.toml`` and check every row names a source.
+    """Parse knowledge table ``name`` and check every row names a source.
 
-    :param name: file name without ``.toml`` (``"cuda_host_compilers"``).
+    A table is ``knowledge/data/<name>.toml``, or a folder ``knowledge/data/<name>/`` whose
+    ``_meta.toml`` holds the ``[meta]`` table and whose other files hold rows only (the
+    signatures: one file per cause family); a folder's rows are joined file by file, in the
+    order of :func:`files`, and may cite any key of the ``_meta.toml``'s ``[meta.sources]``.
+
+    :param name: table name without ``.toml`` (``"cuda_host_compilers"``, ``"signatures"``).
     :returns: the parsed TOML document (a dict); cached, do not mutate.
-    :raises KnowledgeError: missing file, invalid TOML, or a row whose ``source`` is
-        empty or (for a short key) not defined in ``meta.sources``.
+    :raises KnowledgeError: missing file, invalid TOML, a ``[meta]`` outside a folder's
+        ``_meta.toml``, or a row whose ``source`` is empty or (for a short key) not defined
+        in ``meta.sources``.
     """
-    path = resources.files(__name__) / "data" / f"{name}.toml"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise KnowledgeError(f"knowledge file {name}.toml is missing") from exc
-    try:
-        doc: dict[str, Any] = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise KnowledgeError(f"knowledge file {name}.toml is not valid TOML: {exc}") from exc
+    parts = files(name)
+    doc = _parse(parts[0])
     sources = doc.get("meta", {}).get("sources", {})
+    _check_sources(doc, sources, parts[0])
+    for rel in parts[1:]:
+        part = _parse(rel)
+        if "meta" in part:
+            raise KnowledgeError(f"{rel}: [meta] belongs in {name}/{META_FILE}, not in a file of rows")
+        _check_sources(part, sources, rel)
+        for key, value in part.items():
+            if not isinstance(value, list):
+                raise KnowledgeError(f"{rel}: {key} is not an array of tables ([[{key}]] rows)")
+            doc.setdefault(key, []).extend(value)
+    return doc
+
+
+def _check_sources(doc: dict[str, Any], sources: dict[str, Any], rel: str) -> None:
+    """Every row of every array of tables in ``doc`` cites a URL/path or a key of ``sources``."""
     for key, value in doc.items():
         if key == "meta" or not isinstance(value, list):
             continue
@@ -61,13 +119,12 @@ def load(name: str) -> dict[str, Any]:
                 continue
             src = row.get("source")
             if not src or not isinstance(src, (str, list)):
-                raise KnowledgeError(f"{name}.toml: {key}[{i}] has no source")
+                raise KnowledgeError(f"{rel}: {key}[{i}] has no source")
             for s in [src] if isinstance(src, str) else src:
                 if not _is_citation(s) and s not in sources:
                     raise KnowledgeError(
-                        f"{name}.toml: {key}[{i}] cites {s!r}, which is neither a URL/path nor a key of [meta.sources]"
+                        f"{rel}: {key}[{i}] cites {s!r}, which is neither a URL/path nor a key of [meta.sources]"
                     )
-    return doc
 
 
 def rows(name: str, table: str) -> list[dict[str, Any]]:

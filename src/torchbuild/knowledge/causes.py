@@ -2,7 +2,7 @@
 
 A cause id (``host_compiler_unsupported``, ``out_of_memory``, ``unknown``...) is the public
 name of a kind of failure: ``diagnose --json`` reports it as ``cause_id``, every signature of
-``signatures.toml`` names one, and so do verify's findings.  The file groups the ids in
+``signatures/`` names one, and so do verify's findings.  The file groups the ids in
 families (``toolchain``, ``cuda``, ``resources``, ``source``, ``after_build``, ``other``) and
 gives each its meaning and usual fix.  A cause is a definition, not a fact about a tool: its
 rows cite no source (the evidence for a cause is in the signatures).

@@ -8,7 +8,7 @@ whatever the log's length.
 How the root is chosen (issue 3, "failure structure"):
 
 1. every line is normalised (CI timestamps, pip's ``│`` frames and indentation
-   removed) and classified: a *signature* match (knowledge/data/signatures.toml), a
+   removed) and classified: a *signature* match (knowledge/data/signatures/), a
    *real error* (compiler/linker/nvcc/MSVC/CMake/Python exception shapes), a
    *summary or wrapper* (``ninja: build stopped``, ``error: command ... failed with
    exit code 1``, pip's ``subprocess-exited-with-error``, ``CalledProcessError``,

@@ -1,4 +1,4 @@
-"""The failure signatures of ``knowledge/data/signatures.toml``: loading, matching and
+"""The failure signatures of ``knowledge/data/signatures/`` (one file per cause family): loading, matching and
 filling their explanation templates."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ...knowledge import KnowledgeError, load, rows
 # --------------------------------------------------------------------- signatures
 @dataclass(frozen=True)
 class Signature:
-    """One row of ``knowledge/data/signatures.toml``.
+    """One row of a file of ``knowledge/data/signatures/``.
 
     :param id: stable name of the signature.
     :param cause: cause id from ``knowledge/data/causes.toml``.
@@ -85,7 +85,7 @@ def _compile_all(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     try:
         return tuple(re.compile(p) for p in patterns)
     except re.error as exc:
-        raise KnowledgeError(f"signatures.toml: a pattern does not compile ({exc}): {patterns}") from exc
+        raise KnowledgeError(f"knowledge/data/signatures/: a pattern does not compile ({exc}): {patterns}") from exc
 
 
 class _Values(dict):  # type: ignore[type-arg]
@@ -102,7 +102,7 @@ def _fill(template: str, values: Mapping[str, str]) -> str:
 
 @functools.lru_cache(maxsize=1)
 def load_signatures() -> tuple[Signature, ...]:
-    """All signatures, highest priority first: the rows of ``signatures.toml`` and those
+    """All signatures, highest priority first: the rows of ``signatures/`` and those
     made from the ``[[header]]`` rows of ``headers.toml``.
 
     :raises KnowledgeError: when the file is missing, a row lacks a field or a
@@ -132,7 +132,9 @@ def load_signatures() -> tuple[Signature, ...]:
                 )
             )
         except (KeyError, TypeError, ValueError, re.error) as exc:
-            raise KnowledgeError(f"signatures.toml: signature[{i}] ({row.get('id', '?')}) is invalid: {exc}") from exc
+            raise KnowledgeError(
+                f"knowledge/data/signatures/: signature {row.get('id', f'#{i}')} is invalid: {exc}"
+            ) from exc
     out.extend(_header_signatures())
     out.sort(key=lambda s: -s.priority)
     return tuple(out)
