@@ -200,3 +200,86 @@ def test_an_abi_difference_printed_by_both_flags_stays_confident():
     )
     assert d.root.cause_id == "cxx_abi_mismatch"
     assert d.root.confidence >= 0.7
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("docker-spatial-correlation-sampler-no-gpu-arch-list-empty.log", "arch_unknown_to_torch"),
+        ("source-pytorch-unknown-cuda-arch-name-9.0a.log", "arch_unknown_to_torch"),
+        ("windows-triton-inductor-cuda-utils-uv-python-no-include-libs.log", "python_headers_missing"),
+        ("linux-comfyui-inductor-triton-cuda-utils-libcuda-so-missing.log", "system_library_missing"),
+        ("linux-pytorch-source-build-cudnn-header-lib-mismatch-symbol-lookup.log", "cudnn_unusable"),
+        ("macos-torchwordemb-pip-ffi-requires-cffi.log", "python_dependency_missing"),
+        ("import-pytorch-source-build-old-libtorch-so-left-behind-undefined-symbol.log", "stale_build_dir"),
+        ("runtime-centernet-conda-cudnn-mismatch-7102-vs-7605.log", "cudnn_unusable"),
+    ],
+)
+def test_batch20_dev_logs_name_their_cause(name, cause):
+    """Batch 20 dev logs: cpp_extension's empty arch list in a docker build (no GPU), PyTorch's CMake
+    refusing the arch name 9.0a, Triton's helper compiled against an embeddable Python (no headers)
+    and linked without libcuda.so (the compiler's output not shown: not confident), a cuDNN function
+    missing from the loaded libcudnn, torch.utils.ffi without cffi, torch's own libtorch.so missing
+    torch's symbols (an old file left behind), torch 1.x's "cuDNN version mismatch"."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 20
+    d = _diag(_lines(name))
+    assert d.root.cause_id == cause, [(c.cause_id, c.confidence) for c in d.causes]
+    if "triton" in name:
+        assert d.root.confidence <= 0.6
+
+
+def test_real_cpp_extension_without_a_gpu_has_an_empty_arch_list(tmp_path):
+    """The installed torch's own cpp_extension asked for the CUDA arch flags where no GPU is visible
+    and TORCH_CUDA_ARCH_LIST is unset (the CPU wheel here: no GPU either way): IndexError at
+    ``arch_list[-1] += '+PTX'``, which names the arch list, not confidently."""
+    pytest.importorskip("torch")
+    code = "from torch.utils.cpp_extension import _get_cuda_arch_flags\n_get_cuda_arch_flags()\n"
+    env = {k: v for k, v in __import__("os").environ.items() if k != "TORCH_CUDA_ARCH_LIST"}
+    p = _run([sys.executable, "-c", code], tmp_path, env={**env, "CUDA_VISIBLE_DEVICES": ""})
+    assert p.returncode != 0
+    assert "arch_list[-1] += '+PTX'" in p.stderr and "IndexError" in p.stderr, p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "arch_unknown_to_torch"
+    assert d.root.confidence <= 0.6
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_real_loader_cudnn_function_missing_and_torch_library_missing_its_own_symbol(tmp_path):
+    """The real glibc loader on two libraries built here: one that needs a cuDNN function no loaded
+    library defines (a libcudnn older than the build's), one at site-packages/torch/lib/ that needs
+    a symbol of torch itself (``_ZTIN2at4TypeE``, at::Type's typeinfo): a cuDNN mismatch, and files
+    of two torch installs mixed."""
+    (tmp_path / "c.c").write_text(
+        "int cudnnSetConvolutionGroupCount(void);\nint g(void) { return cudnnSetConvolutionGroupCount(); }\n"
+    )
+    assert _run(["gcc", "-shared", "-fPIC", "c.c", "-o", "libc.so"], tmp_path).returncode == 0
+    lib = tmp_path / "site-packages" / "torch" / "lib"
+    lib.mkdir(parents=True)
+    (tmp_path / "t.c").write_text(
+        'extern int at_type_ti __asm__("_ZTIN2at4TypeE");\nint h(void) { return at_type_ti; }\n'
+    )
+    assert _run(["gcc", "-shared", "-fPIC", "t.c", "-o", str(lib / "libtorch.so.1")], tmp_path).returncode == 0
+    for so, cause in ((tmp_path / "libc.so", "cudnn_unusable"), (lib / "libtorch.so.1", "stale_build_dir")):
+        load = _run(
+            [sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(so)!r})"], tmp_path, env={"LD_BIND_NOW": "1"}
+        )
+        assert "undefined symbol" in load.stderr, load.stderr
+        d = _diag(load.stderr.splitlines())
+        assert d.root.cause_id == cause, load.stderr
+
+
+def test_pytorch_cmake_arch_name_message_of_both_releases():
+    """select_compute_arch.cmake's message as older trees print it (the log of pytorch/pytorch#113948)
+    and as PyTorch 2.6's file words it (line 237), each after CMake's error header."""
+    for message in (
+        "  Unknown CUDA Architecture Name 9.0a in CUDA_SELECT_NVCC_ARCH_FLAGS",
+        "  Found Unknown CUDA Architecture Name in CUDA_SELECT_NVCC_ARCH_FLAGS: 12.0f ",
+    ):
+        d = _diag(
+            [
+                "CMake Error at cmake/Modules_CUDA_fix/upstream/FindCUDA/select_compute_arch.cmake:237 (message):",
+                message,
+            ]
+        )
+        assert d.root.cause_id == "arch_unknown_to_torch"
+        assert d.root.values.get("arch") in ("9.0a", "12.0f")

@@ -109,6 +109,7 @@ GATE: tuple[str, ...] = (
     "LAPACK",  # a torch built without LAPACK says so only in a RuntimeError: pytorch/xla#6400
     "Lapack",
     "WHOLE_COMPILATION",  # the variable CMake 3.23.0 names after "Missing variable is:" (pytorch/pytorch#74985)
+    "'+PTX'",  # the traceback's source line of cpp_extension's empty arch list (pytorch/pytorch#137261)
     "and above",  # PyTorch's CMake: "PyTorch requires cuDNN 8.1 and above." (cmake/public/cuda.cmake, v2.6.0)
     "or above",
     "not recognized",  # cmd.exe: "'cl' is not recognized as an internal or external command"
