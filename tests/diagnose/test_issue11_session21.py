@@ -283,3 +283,39 @@ def test_pytorch_cmake_arch_name_message_of_both_releases():
         )
         assert d.root.cause_id == "arch_unknown_to_torch"
         assert d.root.values.get("arch") in ("9.0a", "12.0f")
+
+
+@pytest.mark.parametrize(
+    ("line", "torch", "cuda"),
+    [
+        ("pytorch version: 1.4", ["1.4"], []),
+        ("Pytorch: 1.9.1.post3 ", ["1.9.1.post3"], []),
+        (" - PyTorch Version (e.g., 1.0):1.7", ["1.7"], []),
+        ("cuda: 11.2", [], ["11.2"]),
+        ("CUDA version: 10.1", [], ["10.1"]),
+        (" - CUDA/cuDNN version:10.2", [], ["10.2"]),
+        ("Building with CUDA: ON", [], []),
+        ("torch_cuda_arch_list: 8.6", [], []),
+    ],
+)
+def test_issue_template_fields_are_context(line, torch, cuda):
+    """The fields of issue templates ("pytorch version: 1.4", "cuda: 11.2", PyTorch's own template
+    "- PyTorch Version (e.g., 1.0): 1.7") give the torch and CUDA versions, in any letter case."""
+    from torchbuild.decisions.diagnose_context import ContextCollector
+
+    c = ContextCollector()
+    c.feed(line)
+    assert (c.ctx.torch_versions, c.ctx.cuda_versions) == (torch, cuda)
+
+
+def test_libtorch_cpu_missing_under_a_torch_before_1_5_is_an_extension_for_a_newer_torch():
+    """kakaobrain/torchlars#15: a module wants libtorch_cpu.so under torch 1.4; torch 1.5 split
+    libtorch.so into libtorch_cpu.so and libtorch_cuda.so (pytorch/pytorch#30315), so the module was
+    built for a newer torch. With torch 1.6 printed, the library is merely not found (the loader's
+    path), as before."""
+    d = _diag(_lines("import-torchlars-libtorch-cpu-torch14.log"))
+    assert [c.cause_id for c in d.causes[:2]] == ["torch_extension_mismatch", "shared_library_not_found"]
+    assert d.root.confidence >= 0.7
+    line = "ImportError: libtorch_cpu.so: cannot open shared object file: No such file or directory"
+    assert _diag(["torch 1.6.0", line]).root.cause_id == "shared_library_not_found"
+    assert _diag(["pytorch version: 1.4", line]).root.cause_id == "torch_extension_mismatch"

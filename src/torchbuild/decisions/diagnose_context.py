@@ -51,7 +51,10 @@ _ANCHORS = (
     "as a build dependency",
 )
 _TORCH_VER = re.compile(
-    r"(?:\btorch(?:==|-|\s+version[:\s]+|\s+)|PyTorch version:\s*|^pytorch\s+)(?P<v>\d+\.\d+(?:\.\d+)?(?:[+.\w]*)?)"
+    r"(?:\btorch(?:==|-|\s+version[:\s]+|\s+)|PyTorch version:\s*|^pytorch\s+"
+    # an issue template's field: "pytorch version: 1.4", "- PyTorch Version (e.g., 1.0): 1.7", "Pytorch: 1.9.1"
+    r"|(?i:^\W*(?:py)?torch(?:\s+version)?(?:\s*\([^)]*\))?\s*[:=]\s*))"
+    r"(?P<v>\d+\.\d+(?:\.\d+)?(?:[+.\w]*)?)"
 )
 _CONDA_FORGE_TORCH = re.compile(r"^(?:lib)?(?:py)?torch\s+\d+\.\d+\S*\s+\S*\s+conda-forge\b")
 _CUDA_VER = re.compile(
@@ -59,7 +62,9 @@ _CUDA_VER = re.compile(
     r"|cudatoolkit[=\s]+(?P<d>\d+\.\d+)"
     r"|CUDA runtime version:\s*(?P<e>\d+\.\d+)|\+cu(?P<f>\d{3})\b|CUDA[/ ]v?(?P<g>\d+\.\d+)\b"
     # PyTorch's configure: "-- PyTorch: CUDA detected: 12.1" (FindCUDA's version, from nvcc)
-    r"|CUDA detected: (?P<h>\d+\.\d+))"
+    r"|CUDA detected: (?P<h>\d+\.\d+)"
+    # an issue template's field: "cuda: 11.2", "CUDA version: 10.1", "- CUDA/cuDNN version: 10.2"
+    r"|(?i:^\W*cuda(?:/cudnn)?(?:\s+version)?\s*[:=]\s*v?)(?P<i>\d+\.\d+))"
 )
 _GCC_MAJOR = re.compile(
     r"/include/c\+\+/(?P<a>\d+)(?:\.\d+)*/|\bgcc(?:-| version |\s+\(.*?\)\s+)(?P<b>\d+)(?:\.\d+)+|\bGCC (?P<c>\d+)\.\d+"

@@ -7,6 +7,7 @@ returns the new cause list with notes, or None; see
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -187,6 +188,24 @@ def _library_of_other_build(
         # LD_LIBRARY_PATH: hasktorch), or the module was built for a torch that had a library this
         # one lacks (torchlars built for torch >= 1.5 on torch 1.4); one line cannot tell which.
         m = _TORCH_SO.search(root.values.get("lib", ""))
+        older = [v for v in ctx.torch_versions if _before_split(v)]
+        if m and m.group("lib").startswith(("libtorch_cpu.", "libtorch_cuda.")) and older:
+            # torch 1.5 split libtorch.so into libtorch_cpu.so and libtorch_cuda.so
+            # (pytorch/pytorch#30315): a torch before 1.5 has neither, so a module that wants
+            # one was built for a newer torch.  kakaobrain/torchlars#15 (built for 1.5, run on 1.4).
+            ext = _as(
+                root,
+                "torch_extension_mismatch",
+                0.75,
+                f"The module was built for torch 1.5 or newer: it needs {m.group('lib')}, which torch "
+                f"{older[0]} does not have (torch 1.5 split libtorch.so into libtorch_cpu.so and libtorch_cuda.so).",
+                "Install the build of that package made for this torch (or rebuild it against this torch), "
+                "or upgrade torch to the release the package was built for.",
+                "https://github.com/pytorch/pytorch/pull/30315",
+            )
+            return [ext, _cap(root, UNDECIDED_CAP), *rest], [
+                f"torch {older[0]} predates torch 1.5's libtorch_cpu/libtorch_cuda libraries."
+            ]
         if m and root.confidence > 0.6:
             ext = _as(
                 root,
@@ -203,6 +222,13 @@ def _library_of_other_build(
             ]
 
     return None
+
+
+def _before_split(version: str) -> bool:
+    """Whether torch ``version`` (``1.4``, ``1.4.0+cu101``) predates torch 1.5, the first release with
+    libtorch_cpu.so / libtorch_cuda.so (pytorch/pytorch#30315)."""
+    m = re.match(r"(\d+)\.(\d+)", version)
+    return m is not None and (int(m.group(1)), int(m.group(2))) < (1, 5)
 
 
 def _torch_lib_missing_in_source_tree(
