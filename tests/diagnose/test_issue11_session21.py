@@ -319,3 +319,63 @@ def test_libtorch_cpu_missing_under_a_torch_before_1_5_is_an_extension_for_a_new
     line = "ImportError: libtorch_cpu.so: cannot open shared object file: No such file or directory"
     assert _diag(["torch 1.6.0", line]).root.cause_id == "shared_library_not_found"
     assert _diag(["pytorch version: 1.4", line]).root.cause_id == "torch_extension_mismatch"
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("build-yolov5-obb-nms-rotated-windows-cl-not-found-winerror2.log", "compiler_missing"),
+        ("libtorch-abacus-deepks-cxx11-abi-libtorch-glibc-2-17.log", "libc_too_old"),
+        ("inductor-zonos-windows-cl-not-found-needs-vs-dev-shell.log", "compiler_missing"),
+        ("inductor-nixos-torch-compile-no-working-cxx-compiler-gxx.log", "compiler_missing"),
+    ],
+)
+def test_batch21_dev_logs_name_their_cause(name, cause):
+    """Batch 21 dev logs: cpp_extension's warning that it could not run cl (cut after "[Win" in the
+    paste; the build's own "error: [WinError 2]" follows), a libtorch needing glibc 2.27 symbols at
+    link, inductor finding no cl and no g++."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 21
+    d = _diag(_lines(name))
+    assert d.root.cause_id == cause, [(c.cause_id, c.confidence) for c in d.causes]
+
+
+def test_real_inductor_without_a_cxx_compiler(tmp_path):
+    """The installed torch's inductor asked for its C++ compiler where the configured one does not
+    exist: InvalidCxxCompiler, a missing compiler."""
+    pytest.importorskip("torch")
+    code = (
+        "import torch._inductor.config as c\n"
+        "c.cpp.cxx = (None, 'torchbuild-no-such-g++')\n"
+        "from torch._inductor.cpp_builder import get_cpp_compiler\n"
+        "get_cpp_compiler()\n"
+    )
+    p = _run([sys.executable, "-c", code], tmp_path, timeout=300)
+    assert "No working C++ compiler found" in p.stderr, p.stderr[-2000:]
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "compiler_missing"
+    assert d.root.confidence >= 0.8
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_real_ld_versioned_symbol_newer_than_the_c_library(tmp_path):
+    """Real GNU ld linking a program against a library that needs ``mypowf@GLIBC_9.99`` while the
+    library found at link time defines only an older version (a stand-in for libm without
+    GLIBC_2.27, built here with version scripts): ld's "undefined reference to `mypowf@GLIBC_9.99'"
+    is a C library older than the prebuilt library's."""
+    for d in ("new", "old"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "bar.c").write_text("float mypowf(float x) { return x * x; }\n")
+    (tmp_path / "new.map").write_text("GLIBC_9.99 { global: mypowf; local: *; };\n")
+    (tmp_path / "old.c").write_text("int other(void) { return 0; }\n")
+    (tmp_path / "old.map").write_text("GLIBC_2.2.5 { global: other; local: *; };\n")
+    (tmp_path / "foo.c").write_text("float mypowf(float);\nfloat torchish(float x) { return mypowf(x); }\n")
+    (tmp_path / "main.c").write_text("float torchish(float);\nint main(void) { return (int)torchish(2.0f); }\n")
+    so = ["-shared", "-fPIC", "-Wl,-soname,libbar.so"]
+    assert _run(["gcc", *so, "bar.c", "-Wl,--version-script=new.map", "-o", "new/libbar.so"], tmp_path).returncode == 0
+    assert _run(["gcc", *so, "old.c", "-Wl,--version-script=old.map", "-o", "old/libbar.so"], tmp_path).returncode == 0
+    assert _run(["gcc", "-shared", "-fPIC", "foo.c", "-Lnew", "-lbar", "-o", "libfoo.so"], tmp_path).returncode == 0
+    link = _run(["gcc", "main.c", "-L.", "-lfoo", "-Lold", "-lbar", "-Wl,-rpath-link,old", "-o", "main"], tmp_path)
+    assert "undefined reference to `mypowf@GLIBC_9.99'" in link.stderr, link.stderr
+    d = _diag(link.stderr.splitlines())
+    assert d.root.cause_id == "libc_too_old"
+    assert d.root.values.get("ver") == "9.99"
