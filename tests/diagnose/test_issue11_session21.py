@@ -379,3 +379,38 @@ def test_real_ld_versioned_symbol_newer_than_the_c_library(tmp_path):
     d = _diag(link.stderr.splitlines())
     assert d.root.cause_id == "libc_too_old"
     assert d.root.values.get("ver") == "9.99"
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("pip-apex-cuda102-cuda-r-16bf-undefined-needs-cuda11.log", "cuda_toolkit_too_old"),
+        ("pip-ctcdecode-fst-log-h-missing-openfst-download-blocked.log", "source_fetch_failed"),
+    ],
+)
+def test_batch22_dev_logs_name_their_cause(name, cause):
+    """Batch 22 dev logs: nvcc 10.2 without CUDA's bfloat16 types (CUDA 11.0 brought them), and
+    ctcdecode's OpenFst header missing because its setup.py could not download OpenFst."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 22
+    d = _diag(_lines(name))
+    assert d.root.cause_id == cause, [(c.cause_id, c.confidence) for c in d.causes]
+
+
+def test_a_bfloat16_type_nvcc_13_knows_is_not_called_an_old_toolkit(tmp_path):
+    """Real nvcc (CUDA 13.0 here) compiles CUDA_R_16BF and __nv_bfloat16, so the signature only
+    names what an old toolkit lacks; a misspelt identifier nvcc reports the same way is no match."""
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not Path(nvcc).exists():
+        pytest.skip("needs nvcc")
+    src = tmp_path / "b.cu"
+    src.write_text(
+        "#include <cuda_bf16.h>\n#include <library_types.h>\n"
+        "__global__ void k(__nv_bfloat16* x) { x[0] = x[1]; }\n"
+        "int t = CUDA_R_16BF;\nint u = CUDA_R_16BX;\n",
+        encoding="utf-8",
+    )
+    p = _run([nvcc, "-c", str(src), "-o", str(tmp_path / "b.o")], tmp_path, timeout=300)
+    out = (p.stdout + p.stderr).splitlines()
+    errors = [ln for ln in out if "error:" in ln]
+    assert len(errors) == 1 and '"CUDA_R_16BX" is undefined' in errors[0], out
+    assert _diag(out).root.cause_id != "cuda_toolkit_too_old"
