@@ -3,10 +3,28 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
+import tomllib
 
 from torchbuild.decisions.diagnose import Diagnosis, diagnose_lines
+
+#: The real-log corpus (tests/diagnose/realworld) and its index rows by file name.
+CORPUS = Path(__file__).resolve().parent / "realworld"
+ROWS: dict[str, dict] = {
+    r["file"]: r for r in tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
+}
+
+
+def corpus_lines(name: str) -> list[str]:
+    """The lines of corpus log ``name``, as diagnose reads them."""
+    return (CORPUS / name).read_text(encoding="utf-8").split("\n")
+
+
+def diagnose_list(lines: list[str]) -> Diagnosis:
+    """Diagnose ``lines``, numbering them from 1."""
+    return diagnose_lines(enumerate(lines, 1))
 
 
 def diagnose_text(text: str, *, all_failures: bool = False) -> Diagnosis:

@@ -5,27 +5,14 @@ not depend on one layout (a FAILED: line directly followed by the error; an erro
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import tomllib
 
 from torchbuild.actions.diagnose_log import FULL_SCAN_BYTES, diagnose_file
-from torchbuild.decisions.diagnose import diagnose_lines
 from torchbuild.decisions.diagnose_reasons import UNDECIDED_CAP
 
-from .conftest import diagnose_text
-
-CORPUS = Path(__file__).resolve().parent / "realworld"
-ROWS = {r["file"]: r for r in tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]}
-
-
-def _lines(name: str) -> list[str]:
-    return (CORPUS / name).read_text(encoding="utf-8").split("\n")
-
-
-def _diag(lines: list[str]):
-    return diagnose_lines(enumerate(lines, 1))
+from .conftest import CORPUS, ROWS, diagnose_text
+from .conftest import corpus_lines as _lines
+from .conftest import diagnose_list as _diag
 
 
 # ---------------------------------------------------------------- reasoning

@@ -13,23 +13,16 @@ import sys
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from torchbuild.decisions.diagnose import diagnose_lines
 from torchbuild.decisions.diagnose_reasons import UNDECIDED_CAP
 
-CORPUS = Path(__file__).resolve().parent / "realworld"
-ROWS = {r["file"]: r for r in tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]}
+from .conftest import ROWS
+from .conftest import corpus_lines as _lines
+from .conftest import diagnose_list as _diag
+
 DEEPSPEED = "cudaver-deepspeed-win-buildwin-cu121-torch-cu118.log"
 CAUSAL_CONV1D = "nocuda-causalconv1d-force-build-no-nvcc.log"
-
-
-def _lines(name: str) -> list[str]:
-    return (CORPUS / name).read_text(encoding="utf-8").split("\n")
-
-
-def _diag(lines: list[str]):
-    return diagnose_lines(enumerate(lines, 1))
 
 
 def _configure(tmp_path: Path, name: str, cmakelists: str, *args: str, env: dict | None = None) -> list[str]:

@@ -1,9 +1,12 @@
-"""Issue 11, session 21: the dev logs of batch 18 (tests/diagnose/realworld, index.toml) and the
-messages they taught, each reproduced here with the real tool where it runs: GNU ld and the glibc
-loader (torch's CUDA libraries missing from a CPU-only torch, BLAS/LAPACK routines missing), gcc
-(torch's glog-style CHECK_xx macros gone), setuptools 70 (``pkg_resources.packaging`` gone).
-Windows' ctypes message and CMake 3.23.0's missing variable do not run here: those are tested
-with the lines of the real logs."""
+"""Issue 11, session 21: the dev logs of batches 18-22 (tests/diagnose/realworld, index.toml) and
+the messages they taught, each reproduced here with the real tool where it runs: GNU ld and the
+glibc loader (torch's CUDA libraries missing from a CPU-only torch, BLAS/LAPACK routines, a cuDNN
+function, torch's own symbols, a GLIBC-versioned symbol), gcc (torch's glog-style CHECK_xx macros
+gone), setuptools 70 (``pkg_resources.packaging`` gone), the installed torch (cpp_extension's empty
+arch list without a GPU, inductor without a C++ compiler), nvcc 13 (bfloat16 types). Windows'
+ctypes and MSVC messages, CMake 3.23.0's missing variable and Triton's helper builds do not run
+here: those are tested with the lines of the real logs. Also the C++ ABI inferred from torch's
+version (no longer confident) and issue templates' version fields read as context."""
 
 from __future__ import annotations
 
@@ -13,20 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-import tomllib
 
-from torchbuild.decisions.diagnose import diagnose_lines
-
-CORPUS = Path(__file__).resolve().parent / "realworld"
-ROWS = {r["file"]: r for r in tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]}
-
-
-def _lines(name: str) -> list[str]:
-    return (CORPUS / name).read_text(encoding="utf-8").split("\n")
-
-
-def _diag(lines: list[str]):
-    return diagnose_lines(enumerate(lines, 1))
+from .conftest import ROWS
+from .conftest import corpus_lines as _lines
+from .conftest import diagnose_list as _diag
 
 
 def _run(args: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess[str]:
