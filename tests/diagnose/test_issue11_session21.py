@@ -407,3 +407,66 @@ def test_a_bfloat16_type_nvcc_13_knows_is_not_called_an_old_toolkit(tmp_path):
     errors = [ln for ln in out if "error:" in ln]
     assert len(errors) == 1 and '"CUDA_R_16BX" is undefined' in errors[0], out
     assert _diag(out).root.cause_id != "cuda_toolkit_too_old"
+
+
+# ---------------------------------------------- after the measurement: held-out logs of batches 18-22, now seen
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("ext-dcnv2-thfloatblas-gemv-not-declared.log", "torch_api_removed"),
+        ("import-torch-windows-fbgemm-dll-libomp140-missing.log", "shared_library_not_found"),
+        ("import-torchaudio-macos-libsox-dylib-not-loaded.log", "shared_library_not_found"),
+        ("import-torchcodec-windows-ffmpeg-dlls-not-found-despite-path.log", "shared_library_not_found"),
+        ("libtorch-xmake-macos-arm64-libomp-dylib-not-loaded.log", "shared_library_not_found"),
+        ("linux-hand-detection-torch-utils-ffi-removed.log", "torch_api_removed"),
+        ("linux-rocm-therock-pytorch-wheel-cmake-3252-below-327.log", "cmake_too_old"),
+        ("linux-vllm-source-build-old-cmake-unable-to-find-python-matching.log", "cmake_too_old"),
+        ("linux-warpctc-binding-ffi-removed-torch10-py27.log", "torch_api_removed"),
+        ("source-build-import-old-conda-pytorch-left-in-env-libthc-undefined-symbol.log", "stale_build_dir"),
+    ],
+)
+def test_held_out_logs_read_after_the_measurement(name, cause):
+    """Ten of the 30 held-out misses of batches 18-22, read after session 21's one measurement (so
+    not evidence of carry-over): THFloatBlas_* gone with TH, torch's Windows DLL preloading and
+    Python's ctypes failing to load a DLL, macOS dyld's "Library not loaded" (a hint: dyld's Reason
+    line decides when the log has it), torch.utils.ffi removed in torch 1.0, PyTorch's newer
+    cmake-version wording, vLLM's CMake (older than 3.26) not finding Python, a libTHC left behind."""
+    assert ROWS[name]["split"] == "holdout" and ROWS[name]["batch"] in range(18, 23)
+    d = _diag(_lines(name))
+    assert d.root.cause_id == cause, [(c.cause_id, c.confidence) for c in d.causes]
+
+
+def test_torch_dll_preloading_other_windows_errors_are_not_a_missing_dll():
+    """WinError 1114 (a DLL's initialization routine failed) carries the same "Error loading" text
+    as 126 (not found); only 126/127 or no code name a missing DLL."""
+    tail = 'Error loading "D:\\venv\\Lib\\site-packages\\torch\\lib\\c10.dll" or one of its dependencies.'
+    assert _diag(["OSError: [WinError 126] The specified module could not be found. " + tail]).root.cause_id == (
+        "shared_library_not_found"
+    )
+    d = _diag(["OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. " + tail])
+    assert d.root.signature != "windows-torch-dll-error-loading"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_real_gcc_th_blas_and_loader_th_symbol(tmp_path):
+    """Real g++ on a call of THFloatBlas_gemv no header declares (DCNv2's CPU code after torch dropped
+    TH), and the real glibc loader on a torch/lib/libTHC.so.1 that needs THLongStorage_inferSizeN (a
+    libTHC of an older install left beside a newer torch)."""
+    (tmp_path / "d.cpp").write_text(
+        "void f(float* y) {\n  THFloatBlas_gemv('t', 1, 1, 1.0f, y, 1, y, 1, 0.0f, y, 1);\n}\n"
+    )
+    p = _run(["g++", "-c", "d.cpp", "-o", "d.o"], tmp_path)
+    assert _diag(p.stderr.splitlines()).root.cause_id == "torch_api_removed", p.stderr
+    lib = tmp_path / "site-packages" / "torch" / "lib"
+    lib.mkdir(parents=True)
+    (tmp_path / "t.c").write_text(
+        "int THLongStorage_inferSizeN(void);\nint h(void) { return THLongStorage_inferSizeN(); }\n"
+    )
+    assert _run(["gcc", "-shared", "-fPIC", "t.c", "-o", str(lib / "libTHC.so.1")], tmp_path).returncode == 0
+    load = _run(
+        [sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(lib / 'libTHC.so.1')!r})"],
+        tmp_path,
+        env={"LD_BIND_NOW": "1"},
+    )
+    assert "undefined symbol: THLongStorage_inferSizeN" in load.stderr, load.stderr
+    assert _diag(load.stderr.splitlines()).root.cause_id == "stale_build_dir"

@@ -111,6 +111,7 @@ GATE: tuple[str, ...] = (
     "WHOLE_COMPILATION",  # the variable CMake 3.23.0 names after "Missing variable is:" (pytorch/pytorch#74985)
     "'+PTX'",  # the traceback's source line of cpp_extension's empty arch list (pytorch/pytorch#137261)
     "No working",  # inductor's InvalidCxxCompiler: "No working C++ compiler found in ..." (torch/_inductor/exc.py)
+    "not loaded",  # macOS dyld: "Library not loaded: @rpath/libomp.dylib"
     "and above",  # PyTorch's CMake: "PyTorch requires cuDNN 8.1 and above." (cmake/public/cuda.cmake, v2.6.0)
     "or above",
     "not recognized",  # cmd.exe: "'cl' is not recognized as an internal or external command"
