@@ -470,3 +470,26 @@ def test_real_gcc_th_blas_and_loader_th_symbol(tmp_path):
     )
     assert "undefined symbol: THLongStorage_inferSizeN" in load.stderr, load.stderr
     assert _diag(load.stderr.splitlines()).root.cause_id == "stale_build_dir"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "RuntimeError: Detected that PyTorch and torch_sparse were compiled with different CUDA versions. "
+        "PyTorch has CUDA version 10.1 and torch_sparse has CUDA version 0.0. Please reinstall the torch_sparse "
+        "that matches your PyTorch install.",
+        "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions. "
+        "PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=0.0. Please reinstall the torchvision "
+        "that matches your PyTorch install.",
+    ],
+)
+def test_an_extension_with_cuda_version_0_was_built_without_cuda(line):
+    """rusty1s/pytorch_sparse (batch 18 held-out, read after the measurement): CUDA version 0.0 is an
+    extension built without CUDA (no GPU or nvcc where it was compiled), which no cause id names: the
+    answer is unknown with the fix (FORCE_CUDA=1), the CUDA mismatch listed second, not confident.
+    Another CUDA version stays a confident CUDA mismatch."""
+    d = _diag([line])
+    assert [c.cause_id for c in d.causes[:2]] == ["unknown", "cuda_version_mismatch"]
+    assert "FORCE_CUDA=1" in d.root.fix and d.causes[1].confidence < 0.7
+    other = _diag([line.replace("0.0", "12.1")])
+    assert other.root.cause_id == "cuda_version_mismatch" and other.root.confidence >= 0.7

@@ -128,6 +128,39 @@ def _torch_c_installed(
     return None
 
 
+def _extension_built_without_cuda(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """An extension whose CUDA version is 0.0 in the check "PyTorch and X were compiled with different
+    CUDA versions" (torch_scatter, torch_sparse, torchvision) was built without CUDA at all, not for
+    another CUDA: its setup.py found no GPU or no nvcc and built the CPU variant. None of the cause
+    ids says that, so the answer is unknown with what to do. Source: rusty1s/pytorch_sparse's
+    setup.py (WITH_CUDA needs torch.cuda.is_available() and CUDA_HOME, or FORCE_CUDA=1), as the
+    maintainer answered in a thread of issue 11's corpus (batch 18, read after its measurement)."""
+    if root.signature != "extension-different-cuda":
+        return None
+    text = " ".join(e.text for e in getattr(root, "evidence", []))
+    ext = root.values.get("ext", "the extension")
+    if not re.search(rf"{re.escape(ext)} has CUDA [Vv]ersion[= ]*0\.0\b", text):
+        return None
+    out = [
+        _as(
+            root,
+            "unknown",
+            0.0,
+            f"{ext} was built without CUDA (its CUDA version is 0.0), not for another CUDA: where it was "
+            "compiled, its setup.py saw no GPU or no nvcc and built the CPU-only variant.",
+            f"Rebuild {ext} with CUDA forced on where no GPU is visible (FORCE_CUDA=1, with nvcc on PATH and "
+            f"TORCH_CUDA_ARCH_LIST set), or install its prebuilt wheel for this torch and CUDA.",
+            "torchbuild",
+        ),
+        _cap(root, UNDECIDED_CAP),
+        *rest,
+    ]
+    out[0] = replace(out[0], signature=None)  # type: ignore[type-var]
+    return out, [f"{ext} reports CUDA 0.0: a CPU-only build of it, not a CUDA mismatch."]
+
+
 def _library_of_other_build(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
@@ -266,12 +299,3 @@ def _torch_lib_missing_in_source_tree(
         "https://github.com/pytorch/pytorch/pull/39995",
     )
     return [first, second, *rest], [f"torch came from {tree}, not from site-packages."]
-
-
-#: The rules of this module, in the order they are tried.
-RULES = (
-    _abi_or_version,
-    _torch_c_installed,
-    _torch_lib_missing_in_source_tree,
-    _library_of_other_build,
-)
