@@ -423,6 +423,9 @@ def test_a_bfloat16_type_nvcc_13_knows_is_not_called_an_old_toolkit(tmp_path):
         ("linux-vllm-source-build-old-cmake-unable-to-find-python-matching.log", "cmake_too_old"),
         ("linux-warpctc-binding-ffi-removed-torch10-py27.log", "torch_api_removed"),
         ("source-build-import-old-conda-pytorch-left-in-env-libthc-undefined-symbol.log", "stale_build_dir"),
+        ("import-mmcv-ext-autogradmetainterface-undefined-torch171.log", "torch_extension_mismatch"),
+        ("rocm-deepspeed-setup-hipify-unexpected-keyword-extra-files-only.log", "torch_extension_mismatch"),
+        ("import-torch-sparse-built-without-gpu-cuda-version-0.log", "unknown"),
     ],
 )
 def test_held_out_logs_read_after_the_measurement(name, cause):
@@ -430,7 +433,9 @@ def test_held_out_logs_read_after_the_measurement(name, cause):
     not evidence of carry-over): THFloatBlas_* gone with TH, torch's Windows DLL preloading and
     Python's ctypes failing to load a DLL, macOS dyld's "Library not loaded" (a hint: dyld's Reason
     line decides when the log has it), torch.utils.ffi removed in torch 1.0, PyTorch's newer
-    cmake-version wording, vLLM's CMake (older than 3.26) not finding Python, a libTHC left behind."""
+    cmake-version wording, vLLM's CMake (older than 3.26) not finding Python, a libTHC left behind; then
+    a torch class's typeinfo symbol (_ZTI...) missing, torch's hipify without an argument a package
+    passes, an extension built without CUDA (its CUDA version 0.0)."""
     assert ROWS[name]["split"] == "holdout" and ROWS[name]["batch"] in range(18, 23)
     d = _diag(_lines(name))
     assert d.root.cause_id == cause, [(c.cause_id, c.confidence) for c in d.causes]
@@ -493,3 +498,19 @@ def test_an_extension_with_cuda_version_0_was_built_without_cuda(line):
     assert "FORCE_CUDA=1" in d.root.fix and d.causes[1].confidence < 0.7
     other = _diag([line.replace("0.0", "12.1")])
     assert other.root.cause_id == "cuda_version_mismatch" and other.root.confidence >= 0.7
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_real_loader_missing_typeinfo_of_a_torch_class(tmp_path):
+    """The real glibc loader on an extension that needs the typeinfo of c10::AutogradMetaInterface
+    (_ZTI..., as a C++ class with virtual functions does) that no loaded torch defines: the same
+    mismatch as a missing torch function."""
+    (tmp_path / "e.c").write_text(
+        'extern int ti __asm__("_ZTIN3c1021AutogradMetaInterfaceE");\nint h(void) { return ti; }\n'
+    )
+    so = tmp_path / "site-packages" / "mmcv" / "_ext.cpython-311-x86_64-linux-gnu.so"
+    so.parent.mkdir(parents=True)
+    assert _run(["gcc", "-shared", "-fPIC", "e.c", "-o", str(so)], tmp_path).returncode == 0
+    load = _run([sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(so)!r})"], tmp_path, env={"LD_BIND_NOW": "1"})
+    assert "undefined symbol: _ZTIN3c1021AutogradMetaInterfaceE" in load.stderr, load.stderr
+    assert _diag(load.stderr.splitlines()).root.cause_id == "torch_extension_mismatch"

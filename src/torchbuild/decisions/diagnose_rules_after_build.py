@@ -1,6 +1,7 @@
 """Reasoning rules for failures at import time, after a build (pure): an undefined torch symbol
-(another torch or the other C++ ABI), ``No module named 'torch._C'`` from an installed torch, a
-torch library missing from a source checkout, a versioned CUDA/ROCm/torch library not found.
+(another torch or the other C++ ABI), an extension built without CUDA (its CUDA version 0.0),
+``No module named 'torch._C'`` from an installed torch, a torch library missing from a source
+checkout, a versioned CUDA/ROCm/torch library not found (or one torch before 1.5 never had).
 Each rule takes the root cause and the rest, the log's context and its signature hits, and
 returns the new cause list with notes, or None; see
 :func:`torchbuild.decisions.diagnose_reasons.reason`."""
