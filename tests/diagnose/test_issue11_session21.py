@@ -514,3 +514,20 @@ def test_real_loader_missing_typeinfo_of_a_torch_class(tmp_path):
     load = _run([sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(so)!r})"], tmp_path, env={"LD_BIND_NOW": "1"})
     assert "undefined symbol: _ZTIN3c1021AutogradMetaInterfaceE" in load.stderr, load.stderr
     assert _diag(load.stderr.splitlines()).root.cause_id == "torch_extension_mismatch"
+
+
+def test_torchs_old_gpu_warning_names_the_missing_kernels_only_as_a_hint():
+    """torch/cuda/__init__.py's old_gpu_warn (v2.6.0) printed at start-up: alone in a log it names the
+    missing kernels unsurely (a warning, the program may go on); a later "no kernel image" error is the
+    confident root either way."""
+    warn = [
+        "/x/torch/cuda/__init__.py:104: UserWarning: ",
+        "    Found GPU0 GeForce GTX 770 which is of cuda capability 3.0.",
+        "    PyTorch no longer supports this GPU because it is too old.",
+        "    The minimum cuda capability supported by this library is 3.7.",
+    ]
+    alone = _diag(warn)
+    assert alone.root.cause_id == "no_kernel_image" and alone.root.confidence <= 0.5
+    error = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+    after = _diag([*warn, error])
+    assert after.root.cause_id == "no_kernel_image" and after.root.confidence >= 0.7
