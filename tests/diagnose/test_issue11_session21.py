@@ -531,3 +531,16 @@ def test_torchs_old_gpu_warning_names_the_missing_kernels_only_as_a_hint():
     error = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
     after = _diag([*warn, error])
     assert after.root.cause_id == "no_kernel_image" and after.root.confidence >= 0.7
+
+
+def test_torch_preloading_its_cuda_libraries_without_the_nvidia_wheels():
+    """torch/__init__.py's _preload_cuda_lib (read in the 2.13.0 wheel) raises "ValueError: <lib> not
+    found in the system path [...]" when a CUDA torch finds none of the nvidia-* wheels' libraries: a
+    missing shared library, with the library pattern as torch prints it. A CPU torch cannot show it."""
+    torch = pytest.importorskip("torch")
+    src = Path(torch.__file__).read_text(encoding="utf-8")
+    assert 'not found in the system path {sys.path}")' in src
+    line = "ValueError: libcublas.so.*[0-9] not found in the system path ['/usr/lib/python310.zip', '/v/site-packages']"
+    d = _diag([line])
+    assert d.root.cause_id == "shared_library_not_found"
+    assert d.root.values.get("lib") == "libcublas.so.*[0-9]"
