@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
 from .diagnose_context import LogContext
 from .diagnose_rules_common import (
@@ -25,8 +24,10 @@ from .diagnose_rules_common import (
     _as,
     _cap,
     _CauseLike,
+    _release,
     _site,
     _torch_new_abi,
+    _unknown,
 )
 
 
@@ -111,20 +112,13 @@ def _torch_c_installed(
     """A "No module named 'torch._C'" from an installed torch is not the source tree. Source:
     tsurumeso/vocal-remover#109 (site-packages) vs pytorch/pytorch#788."""
     if root.cause_id == "import_from_source_dir" and ctx.torch_imports and all(_site(p) for p in ctx.torch_imports):
-        out = [
-            _as(
-                root,
-                "unknown",
-                0.0,
-                f"torch was imported from an installed package ({ctx.torch_imports[0]}), not from a source tree, "
-                "and its compiled module torch._C is missing: a broken or partial install.",
-                "Reinstall torch (pip install --force-reinstall torch, with the index URL of your CUDA build).",
-                "torchbuild",
-            ),
-            *rest,
-        ]
-        out[0] = replace(out[0], signature=None)  # type: ignore[type-var]
-        return out, ["torch came from site-packages, so the source-tree explanation does not fit."]
+        first = _unknown(
+            root,
+            f"torch was imported from an installed package ({ctx.torch_imports[0]}), not from a source tree, "
+            "and its compiled module torch._C is missing: a broken or partial install.",
+            "Reinstall torch (pip install --force-reinstall torch, with the index URL of your CUDA build).",
+        )
+        return [first, *rest], ["torch came from site-packages, so the source-tree explanation does not fit."]
 
     return None
 
@@ -144,22 +138,16 @@ def _extension_built_without_cuda(
     ext = root.values.get("ext", "the extension")
     if not re.search(rf"{re.escape(ext)} has CUDA [Vv]ersion[= ]*0\.0\b", text):
         return None
-    out = [
-        _as(
-            root,
-            "unknown",
-            0.0,
-            f"{ext} was built without CUDA (its CUDA version is 0.0), not for another CUDA: where it was "
-            "compiled, its setup.py saw no GPU or no nvcc and built the CPU-only variant.",
-            f"Rebuild {ext} with CUDA forced on where no GPU is visible (FORCE_CUDA=1, with nvcc on PATH and "
-            f"TORCH_CUDA_ARCH_LIST set), or install its prebuilt wheel for this torch and CUDA.",
-            "torchbuild",
-        ),
-        _cap(root, UNDECIDED_CAP),
-        *rest,
+    first = _unknown(
+        root,
+        f"{ext} was built without CUDA (its CUDA version is 0.0), not for another CUDA: where it was "
+        "compiled, its setup.py saw no GPU or no nvcc and built the CPU-only variant.",
+        f"Rebuild {ext} with CUDA forced on where no GPU is visible (FORCE_CUDA=1, with nvcc on PATH and "
+        f"TORCH_CUDA_ARCH_LIST set), or install its prebuilt wheel for this torch and CUDA.",
+    )
+    return [first, _cap(root, UNDECIDED_CAP), *rest], [
+        f"{ext} reports CUDA 0.0: a CPU-only build of it, not a CUDA mismatch."
     ]
-    out[0] = replace(out[0], signature=None)  # type: ignore[type-var]
-    return out, [f"{ext} reports CUDA 0.0: a CPU-only build of it, not a CUDA mismatch."]
 
 
 def _library_of_other_build(
@@ -261,8 +249,8 @@ def _library_of_other_build(
 def _before_split(version: str) -> bool:
     """Whether torch ``version`` (``1.4``, ``1.4.0+cu101``) predates torch 1.5, the first release with
     libtorch_cpu.so / libtorch_cuda.so (pytorch/pytorch#30315)."""
-    m = re.match(r"(\d+)\.(\d+)", version)
-    return m is not None and (int(m.group(1)), int(m.group(2))) < (1, 5)
+    release = _release(version)
+    return release is not None and release < (1, 5)
 
 
 def _torch_lib_missing_in_source_tree(

@@ -67,6 +67,20 @@ def _as(c: _CauseLike, cause_id: str, conf: float, explanation: str, fix: str, s
     )
 
 
+def _unknown(c: _CauseLike, explanation: str, fix: str) -> _CauseLike:
+    """``c`` turned into ``unknown`` (no signature, confidence 0) with what the log does say: for a
+    root whose signature fits the line but whose cause the rest of the log rules out."""
+    out = _as(c, "unknown", 0.0, explanation, fix, "torchbuild")
+    return replace(out, signature=None)  # type: ignore[type-var]
+
+
+def _release(version: str) -> tuple[int, int] | None:
+    """``(major, minor)`` of a torch version as logs print it (``2.7.0+cu126``, ``1.4``,
+    ``1.9.1.post3``), or None when it does not start with two numbers."""
+    m = re.match(r"(\d+)\.(\d+)", version)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def _site(path: str) -> bool:
     return "site-packages" in path or "dist-packages" in path
 
@@ -78,9 +92,9 @@ def _torch_new_abi(ctx: LogContext) -> bool | None:
     if ctx.torch_conda_forge or any("+git" in v or "cxx11" in v for v in ctx.torch_versions):
         return True
     for v in ctx.torch_versions:
-        m = re.match(r"(\d+)\.(\d+)", v)
-        if m:
-            return (int(m.group(1)), int(m.group(2))) >= (2, 7)
+        release = _release(v)
+        if release is not None:
+            return release >= (2, 7)
     return None
 
 

@@ -34,19 +34,23 @@ def _data() -> Any:
     return resources.files(__name__) / "data"
 
 
+#: The file of a folder table that holds its ``[meta]`` (``description``, ``sources``).
+META_FILE = "_meta.toml"
+
+
+def _is_folder_table(path: Any) -> bool:
+    """Whether ``path`` (a Traversable) is a folder table: a folder with a ``_meta.toml``."""
+    return bool(path.is_dir() and (path / META_FILE).is_file())
+
+
 def available() -> list[str]:
     """Names of every knowledge table shipped with torchbuild: a ``<name>.toml`` file or a
     ``<name>/`` folder of TOML files (see :func:`load`), without ``.toml``."""
-    base = _data()
     return sorted(
         p.name[:-5] if p.name.endswith(".toml") else p.name
-        for p in base.iterdir()
-        if p.name.endswith(".toml") or (p.is_dir() and (p / META_FILE).is_file())
+        for p in _data().iterdir()
+        if p.name.endswith(".toml") or _is_folder_table(p)
     )
-
-
-#: The file of a folder table that holds its ``[meta]`` (``description``, ``sources``).
-META_FILE = "_meta.toml"
 
 
 def files(name: str) -> list[str]:
@@ -57,7 +61,7 @@ def files(name: str) -> list[str]:
     """
     base = _data()
     folder = base / name
-    if folder.is_dir() and (folder / META_FILE).is_file():
+    if _is_folder_table(folder):
         parts = sorted(p.name for p in folder.iterdir() if p.name.endswith(".toml") and p.name != META_FILE)
         return [f"{name}/{META_FILE}", *(f"{name}/{p}" for p in parts)]
     if (base / f"{name}.toml").is_file():
