@@ -1,8 +1,12 @@
-"""Issue 11, session 22: messages taken from the tools' own text rather than from one log.
+"""Issue 11, session 22: messages taken from the tools' own text rather than from one log, and the dev
+logs of batch 23 (tests/diagnose/realworld, index.toml).
 
 The CUDA runtime's error strings are read from the real ``libcudart.so`` of the CUDA 13.0 toolkit
 installed here (``cudaGetErrorString``, which needs no GPU), formatted the way torch reports them
-(``RuntimeError: CUDA error: <string>``)."""
+(``RuntimeError: CUDA error: <string>``).  A Thrust header missing is real g++ without CUDA 13's
+``include/cccl`` (and real nvcc, which finds it); a CPU-only torch's "compiled without CUDA support"
+is the installed torch's own error.  Triton's missing C compiler and apex's "Cuda None" need Triton
+or apex: they are tested with the lines of the real logs."""
 
 from __future__ import annotations
 
@@ -10,9 +14,14 @@ import ctypes
 import glob
 import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from .conftest import ROWS
+from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
 
 
@@ -61,13 +70,15 @@ def _torch_traceback(message: str) -> list[str]:
 )
 def test_cuda_runtime_errors_of_the_environment_name_their_cause(code, name, cause):
     """The runtime's own string for each error that says the driver or the build does not fit the
-    machine names that cause, whether torch prints the string or a wrapper prints the enum name."""
+    machine names that cause, whether torch prints the string or the CUDA samples' checkCudaErrors
+    prints the enum name (https://github.com/NVIDIA/cuda-samples/blob/master/Common/helper_cuda.h)."""
     got_name, text = _cuda_error(code)
     assert got_name == name
     d = _diag(_torch_traceback(text))
     assert d.root.cause_id == cause, (text, [(c.cause_id, c.confidence) for c in d.causes])
     assert d.root.confidence >= 0.7
-    by_name = _diag([f"CUDA call failed: {name}"])
+    # the CUDA samples' checkCudaErrors (helper_cuda.h): 'CUDA error at <file>:<line> code=<n>(<enum name>) "<call>"'
+    by_name = _diag([f'CUDA error at main.cu:61 code={code}({name}) "cudaGetDeviceCount(&deviceCount)"'])
     assert by_name.root.cause_id == cause, (name, [(c.cause_id, c.confidence) for c in by_name.causes])
 
 
@@ -82,3 +93,77 @@ def test_cuda_runtime_errors_of_the_program_are_no_build_cause(code, name):
     assert got_name == name
     d = _diag(_torch_traceback(text))
     assert d.root.cause_id == "unknown", (text, [(c.cause_id, c.confidence) for c in d.causes])
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("ext-muillm-rocm-wheels-thrust-complex-missing.log", "cuda_toolkit_incomplete"),
+        ("ext-apex-rocm-therock-torch-wheel-without-rocm.log", "torch_cpu_only"),
+        ("triton-cortex-runtime-image-no-cc.log", "compiler_missing"),
+        ("triton-voicebox-docker-no-build-essential.log", "compiler_missing"),
+    ],
+)
+def test_batch23_dev_logs_name_their_cause(name, cause):
+    """Batch 23 dev logs: clang without rocThrust's thrust/complex.h, apex's CUDA check against a
+    torch whose CUDA is None, Triton's launcher build in an image without a C compiler (twice)."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 23
+    d = _diag(_lines(name))
+    assert d.root.cause_id == cause, [(c.cause_id, c.confidence) for c in d.causes]
+
+
+def _cuda13_root() -> Path:
+    """A CUDA toolkit with CUDA 13's layout (include/cccl/thrust): the nvcc on PATH, else /usr/local/cuda*."""
+    nvcc = shutil.which("nvcc")
+    roots = [Path(os.path.realpath(nvcc)).parent.parent] if nvcc else []
+    roots += [Path(p) for p in sorted(glob.glob("/usr/local/cuda*"))]
+    for root in roots:
+        if (root / "include" / "cccl" / "thrust").is_dir():
+            return root
+    pytest.skip("no CUDA 13 toolkit (include/cccl/thrust) on this machine")
+
+
+def test_thrust_header_missing_for_the_host_compiler_is_the_toolkit(tmp_path):
+    """CUDA 13.0 moved Thrust to include/cccl: real g++ with only -I$CUDA_HOME/include cannot find
+    thrust/complex.h, while real nvcc compiles the same file (it adds include/cccl itself)."""
+    root = _cuda13_root()
+    src = tmp_path / "th.cpp"
+    src.write_text("#include <thrust/complex.h>\nint main() { return (int)thrust::complex<float>(1, 2).real(); }\n")
+    gxx = subprocess.run(
+        ["g++", f"-I{root / 'include'}", "-c", str(src), "-o", str(tmp_path / "th.o")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert gxx.returncode != 0
+    d = _diag(gxx.stderr.splitlines())
+    assert d.root.cause_id == "cuda_toolkit_incomplete", (gxx.stderr, [(c.cause_id, c.confidence) for c in d.causes])
+    assert "cccl" in d.root.explanation and "thrust/complex.h" in d.root.explanation
+    nvcc = root / "bin" / "nvcc"
+    if nvcc.exists():
+        cu = tmp_path / "th.cu"
+        cu.write_text(src.read_text())
+        ok = subprocess.run([str(nvcc), "-c", str(cu), "-o", str(tmp_path / "th2.o")], capture_output=True, text=True)
+        assert ok.returncode == 0, ok.stderr
+
+
+def test_a_project_header_named_like_thrust_is_not_the_toolkit():
+    """Only the Thrust/CUB/libcu++ include paths are the toolkit's: a project's own mythrust/x.h is not."""
+    d = _diag(["src/a.cpp:3:10: fatal error: mythrust/complex.h: No such file or directory"])
+    assert d.root.cause_id != "cuda_toolkit_incomplete"
+
+
+def test_cpu_only_torch_compiled_without_cuda_support():
+    """The installed CPU-only torch's own RuntimeError, raised by torch.cuda when CUDA is asked of it."""
+    torch = pytest.importorskip("torch")
+    if torch.version.cuda:
+        pytest.skip("the installed torch is a CUDA build")
+    p = subprocess.run(
+        [sys.executable, "-c", "import torch.cuda\ntorch.cuda._exchange_device(0)\n"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "PyTorch was compiled without CUDA support" in p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "torch_cpu_only", [(c.cause_id, c.confidence) for c in d.causes]

@@ -54,8 +54,10 @@ ROWS = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
 #: 989/1070 (92.4%), 20/1070 (1.9%): floor 0.92, ceiling 0.025.  Batches 21 and 22 (40 logs, 16 held out,
 #: blind; their held-out halves 50% right at their baselines): 1021/1110 (92.0%): floor 0.915.  After the
 #: session's one measurement its held-out misses were read and ten of them named: 1031/1110 (92.9%),
-#: 21/1110 (1.9%): floor 0.925.
-ACCURACY_FLOOR = 0.925
+#: 21/1110 (1.9%): floor 0.925.  Session 22 added batch 23 (63 logs, 21 held out, blind; 74.6% of it right
+#: with the session start's code) and wrote signatures for its dev misses: 1085/1173 (92.5%), 23/1173
+#: (2.0%): floor 0.92 while its held-out half stays unread.
+ACCURACY_FLOOR = 0.92
 WRONG_HIGH_CEILING = 0.025
 
 
