@@ -167,3 +167,35 @@ def test_cpu_only_torch_compiled_without_cuda_support():
     assert "PyTorch was compiled without CUDA support" in p.stderr
     d = _diag(p.stderr.splitlines())
     assert d.root.cause_id == "torch_cpu_only", [(c.cause_id, c.confidence) for c in d.causes]
+
+
+@pytest.mark.parametrize("tool", ["ninja", "make"])
+def test_python_library_missing_as_a_build_input(tmp_path, tool):
+    """Real ninja and GNU make, asked to link a Python library that does not exist (a virtualenv has
+    no libs/pythonXY.lib; a Python without --enable-shared has no libpythonX.Y.so), name Python's
+    library, not a system package; any other missing library stays a system library."""
+    if shutil.which(tool) is None:
+        pytest.skip(f"no {tool} on this machine")
+    missing = tmp_path / "venv" / "libs" / "python37.lib"
+    other = tmp_path / "lib" / "libnuma.so"
+    results = []
+    for lib in (missing, other):
+        if tool == "ninja":
+            (tmp_path / "build.ninja").write_text(f"rule link\n  command = true\nbuild ext.pyd: link {lib}\n")
+        else:
+            (tmp_path / "Makefile").write_text(f"ext.pyd: {lib}\n\ttrue\n")
+        p = subprocess.run([tool], cwd=tmp_path, capture_output=True, text=True, check=False)
+        assert p.returncode != 0
+        results.append(_diag((p.stdout + p.stderr).splitlines()))
+    assert results[0].root.cause_id == "python_lib_missing", [(c.cause_id, c.confidence) for c in results[0].causes]
+    assert "python37.lib" in results[0].root.explanation
+    assert results[1].root.cause_id == "system_library_missing", [(c.cause_id, c.confidence) for c in results[1].causes]
+
+
+def test_batch24_dev_log_python_library_of_a_virtualenv():
+    """Batch 24 dev log: PyTorch's Windows build in a virtualenv, whose ninja step misses
+    <venv>/libs/python37.lib (pytorch/pytorch#29058; the paste doubles the closing quote)."""
+    name = "build-pytorch-win-virtualenv-python37-lib-missing.log"
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 24
+    d = _diag(_lines(name))
+    assert d.root.cause_id == "python_lib_missing", [(c.cause_id, c.confidence) for c in d.causes]
