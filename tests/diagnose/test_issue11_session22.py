@@ -199,3 +199,23 @@ def test_batch24_dev_log_python_library_of_a_virtualenv():
     assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 24
     d = _diag(_lines(name))
     assert d.root.cause_id == "python_lib_missing", [(c.cause_id, c.confidence) for c in d.causes]
+
+
+def test_nvcc_pointed_at_a_host_compiler_that_does_not_exist(tmp_path):
+    """Real nvcc with --compiler-bindir naming a g++ that does not exist: 'Failed to preprocess host
+    compiler properties' after the missing path is the host compiler missing."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("no nvcc on this machine")
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k() {}\n")
+    p = subprocess.run(
+        [nvcc, f"--compiler-bindir={tmp_path / 'no-such' / 'g++'}", "-c", str(src), "-o", str(tmp_path / "k.o")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert p.returncode != 0
+    assert "Failed to preprocess host compiler properties" in p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "compiler_missing", (p.stderr, [(c.cause_id, c.confidence) for c in d.causes])
