@@ -219,3 +219,43 @@ def test_nvcc_pointed_at_a_host_compiler_that_does_not_exist(tmp_path):
     assert "Failed to preprocess host compiler properties" in p.stderr
     d = _diag(p.stderr.splitlines())
     assert d.root.cause_id == "compiler_missing", (p.stderr, [(c.cause_id, c.confidence) for c in d.causes])
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "import-torch-sparse-compiled-with-different-cuda-colab.log",
+        "import-torchvision-colab-webui-cuda117-torch-cuda118-vision.log",
+        "import-torchvision-kohya-colab-cuda116-vision-vs-cuda117-torch.log",
+        "import-torchvision-whisperx-conda-cuda118-vision-vs-cuda117-torch.log",
+    ],
+)
+def test_prebuilt_extension_for_another_cuda_is_the_extension_mismatch(name):
+    """Batch 23 and 25 dev logs: torchvision's or torch_sparse's own check ("compiled with different
+    CUDA versions") at import, with no build in the log: a prebuilt binary for another CUDA build of
+    torch, whose fix is the matching build of the extension."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] in (23, 25)
+    d = _diag(_lines(name))
+    assert d.root.cause_id == "torch_extension_mismatch", [(c.cause_id, c.confidence) for c in d.causes]
+    assert d.root.confidence >= 0.7
+
+
+def test_extension_compiled_here_for_another_cuda_is_the_toolkit():
+    """The same check after a build in the log (cpp_extension's "The detected CUDA version" warning, a
+    setup.py run) keeps the toolkit that compiled as the root (mathmanu/edgeai-torchvision#18: a
+    source build with the system's CUDA 11.7 against torch for 11.3)."""
+    name = "import-torchvision-source-build-system-cuda117-vs-torch-cu113-conda.log"
+    assert _diag(_lines(name)).root.cause_id == "cuda_version_mismatch"
+    check = (
+        "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. "
+        "PyTorch has CUDA Version=11.3 and torchvision has CUDA Version=11.7. Please reinstall the torchvision "
+        "that matches your PyTorch install."
+    )
+    built = _diag(["running build_ext", "building 'torchvision._C' extension", check])
+    assert [c.cause_id for c in built.causes[:2]] == ["cuda_version_mismatch", "torch_extension_mismatch"]
+    wheel = _diag(["Building wheel for torchvision (setup.py) ... error", check])
+    assert wheel.root.cause_id == "cuda_version_mismatch"
+    # another package built in the same log says nothing of the torchvision binary
+    other = _diag(["Building wheel for torch-cluster (setup.py) ... done", check])
+    assert other.root.cause_id == "torch_extension_mismatch"
+    assert _diag([check]).root.cause_id == "torch_extension_mismatch"

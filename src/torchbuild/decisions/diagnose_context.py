@@ -49,6 +49,9 @@ _ANCHORS = (
     "subprocess-exited-with-error",
     "build_meta",
     "as a build dependency",
+    "building '",
+    "Building editable",
+    "The detected CUDA version",
 )
 _TORCH_VER = re.compile(
     r"(?:\btorch(?:==|-|\s+version[:\s]+|\s+)|PyTorch version:\s*|^pytorch\s+"
@@ -85,6 +88,12 @@ _BUILDING = re.compile(
     # uv's hint: "`flash-attn@2.8.1` depends on `torch`, but doesn't declare it as a build dependency"
     r"|as a build dependency"
 )
+#: A package built in the log: pip's "Building wheel for X" / "Running setup.py install for X" /
+#: "Building wheels for collected packages: X, Y", setuptools' "building 'X._C' extension".
+_BUILT = re.compile(
+    r"(?:Building wheel for|Running setup\.py (?:install|develop) for|Building editable for"
+    r"|Building wheels for collected packages:)\s+(?P<p>[\w.-]+(?:,\s*[\w.-]+)*)|building '(?P<q>\w+)"
+)
 _STD = re.compile(r"-std=(?:c|gnu)\+\+(?P<v>\d\w)")
 #: Python code (a traceback's source line) that builds nvcc's path from the CUDA directory or runs it:
 #: ``subprocess.check_output([cuda_dir + "/bin/nvcc", "-V"])`` in apex's, kaolin's and many setup.py files.
@@ -118,6 +127,10 @@ class LogContext:
     :param nvcc_seen: the log mentions nvcc (a command line, a failed command, a path).
     :param nvcc_code: a traceback's source line builds nvcc's path from the CUDA directory or runs it
         (``cuda_dir + "/bin/nvcc"``): an exception that follows is about finding nvcc.
+    :param built: packages built in the log (``torchvision``, ``torch_sparse``: names as Python imports
+        them, ``-`` made ``_``), from pip's and setuptools' progress lines.
+    :param cuda_compared: torch's cpp_extension compared nvcc's CUDA with torch's ("The detected CUDA
+        version (11.7) ... mismatch"): it does that only while it compiles an extension.
     :param cmake_by_hand: CMake was run by hand (a ``cmake ...`` command line, ``-DCMAKE_PREFIX_PATH``,
         ``Torch_DIR=``): a C++ project, not a pip build.
     """
@@ -136,6 +149,8 @@ class LogContext:
     no_build_isolation: bool = False
     cmake_by_hand: bool = False
     building: bool = False
+    built: list[str] = field(default_factory=list)
+    cuda_compared: bool = False
     nvcc_seen: bool = False
     nvcc_code: bool = False
 
@@ -202,6 +217,13 @@ class ContextCollector:
                 c.nvcc_code = True
         if not c.building and _BUILDING.search(body):
             c.building = True
+        if "uild" in body and len(c.built) < MAX_FACTS:
+            for m in _BUILT.finditer(body):
+                for name in (m.group("p") or m.group("q") or "").split(","):
+                    if name.strip():
+                        _add(c.built, name.strip().lower().replace("-", "_"))
+        if not c.cuda_compared and "The detected CUDA version" in body:
+            c.cuda_compared = True
         if not c.cmake_by_hand and (
             body.lstrip("$ ").startswith("cmake ") or "-DCMAKE_PREFIX_PATH" in body or "Torch_DIR=" in body
         ):

@@ -37,6 +37,7 @@ __all__ = ["LogContext", "ContextCollector", "reason", "UNDECIDED_CAP", "Signatu
 RULES = (
     _after._abi_or_version,
     _after._extension_built_without_cuda,
+    _after._extension_compiled_for_other_cuda,
     _build._gcc_headers_unsupported,
     _after._torch_c_installed,
     _after._torch_lib_missing_in_source_tree,

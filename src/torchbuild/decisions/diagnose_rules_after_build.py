@@ -1,5 +1,6 @@
 """Reasoning rules for failures at import time, after a build (pure): an undefined torch symbol
-(another torch or the other C++ ABI), an extension built without CUDA (its CUDA version 0.0),
+(another torch or the other C++ ABI), an extension built without CUDA (its CUDA version 0.0) or
+compiled here with another CUDA toolkit than torch's,
 ``No module named 'torch._C'`` from an installed torch, a torch library missing from a source
 checkout, a versioned CUDA/ROCm/torch library not found (or one torch before 1.5 never had).
 Each rule takes the root cause and the rest, the log's context and its signature hits, and
@@ -147,6 +148,36 @@ def _extension_built_without_cuda(
     )
     return [first, _cap(root, UNDECIDED_CAP), *rest], [
         f"{ext} reports CUDA 0.0: a CPU-only build of it, not a CUDA mismatch."
+    ]
+
+
+def _extension_compiled_for_other_cuda(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """ "PyTorch and X were compiled with different CUDA versions" is a prebuilt X made for another CUDA
+    build of torch (the signature's cause: install the matching X), unless the log shows X compiled here
+    (pip's "Building wheel for X", setuptools' "building 'X._C' extension", or torch's cpp_extension
+    comparing nvcc's CUDA with torch's): then the toolkit that compiled it is the root. Sources:
+    mathmanu/edgeai-torchvision#18 (torchvision built from source with the system's CUDA 11.7 against
+    torch for 11.3), rusty1s/pytorch_sparse#49 (a prebuilt torch_sparse for CUDA 10.0; the +cu101
+    wheels fixed it)."""
+    if root.signature != "extension-different-cuda":
+        return None
+    ext = root.values.get("ext", "")
+    if not (ctx.cuda_compared or ext.lower() in ctx.built):
+        return None
+    first = _as(
+        root,
+        "cuda_version_mismatch",
+        0.8,
+        f"{ext} was compiled in this log with a CUDA toolkit other than the one torch was built with: the nvcc "
+        f"that built it (CUDA_HOME, or the first nvcc on PATH) does not match torch.version.cuda.",
+        f"Rebuild {ext} with the toolkit of torch's CUDA (CUDA_HOME=/usr/local/cuda-<torch.version.cuda>), or "
+        f"install the prebuilt {ext} made for this torch.",
+        "https://github.com/mathmanu/edgeai-torchvision/issues/18",
+    )
+    return [first, _cap(root, UNDECIDED_CAP), *rest], [
+        f"{ext} was built in this log: the toolkit that compiled it, not a prebuilt binary, differs from torch's CUDA."
     ]
 
 
