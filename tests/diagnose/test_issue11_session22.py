@@ -259,3 +259,64 @@ def test_extension_compiled_here_for_another_cuda_is_the_toolkit():
     other = _diag(["Building wheel for torch-cluster (setup.py) ... done", check])
     assert other.root.cause_id == "torch_extension_mismatch"
     assert _diag([check]).root.cause_id == "torch_extension_mismatch"
+
+
+def _cmake_imported_target(tmp_path: Path, include_dir: str) -> list[str]:
+    """Real CMake configuring a project whose imported target "torch" names ``include_dir``."""
+    if shutil.which("cmake") is None:
+        pytest.skip("no cmake on this machine")
+    src = tmp_path / "src"
+    src.mkdir(parents=True)
+    (src / "a.cpp").write_text("int main() { return 0; }\n")
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(app CXX)\n"
+        "add_library(torch INTERFACE IMPORTED)\n"
+        f'set_target_properties(torch PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "{include_dir}")\n'
+        "add_executable(app a.cpp)\ntarget_link_libraries(app torch)\n"
+    )
+    p = subprocess.run(["cmake", "-S", str(src), "-B", str(tmp_path / "build")], capture_output=True, text=True)
+    assert p.returncode != 0
+    return (p.stdout + p.stderr).splitlines()
+
+
+def test_torch_target_with_nvtoolsext_path_that_does_not_exist(tmp_path):
+    """Real CMake: an imported target "torch" whose include directory is NVIDIA's standalone
+    NvToolsExt, absent here (batch 25 dev: acids-ircam/nn_tilde#46, libtorch on Windows with a
+    CUDA that no longer ships it), is NVTX missing; another missing directory is not."""
+    lines = _cmake_imported_target(tmp_path, str(tmp_path / "NVIDIA Corporation" / "NvToolsExt" / "include"))
+    d = _diag(lines)
+    assert d.root.cause_id == "nvtx_missing", ("\n".join(lines), [(c.cause_id, c.confidence) for c in d.causes])
+    other = _diag(_cmake_imported_target(tmp_path / "o", str(tmp_path / "opt" / "other" / "include")))
+    assert other.root.cause_id != "nvtx_missing"
+    name = "cmake-libtorch-windows-nvtoolsext-include-nonexistent.log"
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 25
+    assert _diag(_lines(name)).root.cause_id == "nvtx_missing"
+
+
+def test_old_abi_std_string_reference_to_another_library(tmp_path):
+    """Real g++ and GNU ld: code compiled with -D_GLIBCXX_USE_CXX11_ABI=0 (as a pre-cxx11 libtorch
+    makes every target that links it) calling a library built with GCC's default new ABI fails on
+    ``cv::imread(std::string const&, int)`` (batch 25 dev: walktree/libtorch-yolov3#23, OpenCV):
+    the C++ ABI, not confidently. The same program built with one ABI links."""
+    if shutil.which("g++") is None:
+        pytest.skip("no g++ on this machine")
+    (tmp_path / "lib.cpp").write_text(
+        "#include <string>\nnamespace cv { int imread(const std::string& s, int f) { return (int)s.size() + f; } }\n"
+    )
+    (tmp_path / "app.cpp").write_text(
+        "#include <string>\nnamespace cv { int imread(const std::string& s, int f); }\n"
+        'int main() { return cv::imread("x", 1); }\n'
+    )
+    lib = subprocess.run(["g++", "-shared", "-fPIC", "lib.cpp", "-o", "libcvx.so"], cwd=tmp_path, capture_output=True)
+    assert lib.returncode == 0
+    old = ["g++", "-D_GLIBCXX_USE_CXX11_ABI=0", "app.cpp", "-L.", "-lcvx", "-o", "app"]
+    p = subprocess.run(old, cwd=tmp_path, capture_output=True, text=True)
+    assert p.returncode != 0 and "std::string const&" in p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "cxx_abi_mismatch", (p.stderr, [(c.cause_id, c.confidence) for c in d.causes])
+    assert d.root.confidence < 0.7
+    same = subprocess.run(["g++", "app.cpp", "-L.", "-lcvx", "-o", "app"], cwd=tmp_path, capture_output=True)
+    assert same.returncode == 0
+    name = "link-libtorch-opencv-imread-undefined-pre-cxx11-abi.log"
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 25
+    assert _diag(_lines(name)).root.cause_id == "cxx_abi_mismatch"
