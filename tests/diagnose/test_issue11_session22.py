@@ -320,3 +320,37 @@ def test_old_abi_std_string_reference_to_another_library(tmp_path):
     name = "link-libtorch-opencv-imread-undefined-pre-cxx11-abi.log"
     assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 25
     assert _diag(_lines(name)).root.cause_id == "cxx_abi_mismatch"
+
+
+@pytest.mark.parametrize(
+    ("line", "cause"),
+    [
+        (
+            "RuntimeError: causal_conv1d is only supported on ROCm 6.0 and above.  Note: make sure HIP has a "
+            "supported version by running hipcc --version.",
+            "cuda_toolkit_too_old",
+        ),
+        (
+            "deepspeed.ops.op_builder.builder.MissingCUDAException: Unable to run /usr/local/cuda/bin/nvcc, unable to "
+            "compile CUDA op(s): [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'",
+            "cuda_toolkit_not_found",
+        ),
+        (
+            "RuntimeError: DeepSpeed JIT builder for 'fused_adam' found no CUDA devices. Set TORCH_CUDA_ARCH_LIST or "
+            "make GPUs visible.",
+            "arch_unknown_to_torch",
+        ),
+        (
+            "ValueError: The environment variable CUDA_PATH must be set to the path to the CUDA install when "
+            "installing from source on Windows systems.",
+            "cuda_toolkit_not_found",
+        ),
+        ("RuntimeError: wheel package is required to build wheels", "python_dependency_missing"),
+    ],
+)
+def test_extension_build_scripts_own_messages(line, cause):
+    """Messages of extension projects' build scripts, as their code formats them (read in the PyPI sdists
+    of causal_conv1d 1.7.0 and mamba_ssm 2.3.2.post1, deepspeed 0.19.8's op_builder/builder.py,
+    auto_gptq 0.7.1 and xformers 0.0.35), at the end of a setup.py traceback."""
+    d = _diag(["Traceback (most recent call last):", '  File "setup.py", line 300, in <module>', line])
+    assert d.root.cause_id == cause, [(c.cause_id, c.confidence) for c in d.causes]
