@@ -354,3 +354,29 @@ def test_extension_build_scripts_own_messages(line, cause):
     auto_gptq 0.7.1 and xformers 0.0.35), at the end of a setup.py traceback."""
     d = _diag(["Traceback (most recent call last):", '  File "setup.py", line 300, in <module>', line])
     assert d.root.cause_id == cause, [(c.cause_id, c.confidence) for c in d.causes]
+
+
+@pytest.mark.parametrize(
+    ("cmake_code", "cause"),
+    [
+        (
+            'message(FATAL_ERROR "GCC >= 99.1 is required to build vLLM (found ${CMAKE_CXX_COMPILER_VERSION}). '
+            "PyTorch's C++20 headers require a compiler with full C++20 support. "
+            'See: https://github.com/pytorch/pytorch/pull/167929")',
+            "compiler_too_old",
+        ),
+        ('message(FATAL_ERROR "X86 backend requires gcc/g++ >= 99.3")', "compiler_too_old"),
+        ('message(FATAL_ERROR "nvcc not found")', "cuda_toolkit_not_found"),
+    ],
+)
+def test_vllm_configure_messages_through_real_cmake(tmp_path, cmake_code, cause):
+    """vLLM 0.33.0's own configure errors (CMakeLists.txt and cmake/cpu_extension.cmake, read in its
+    PyPI sdist), raised by real CMake with this machine's compiler and wrapped as CMake wraps them."""
+    if shutil.which("cmake") is None:
+        pytest.skip("no cmake on this machine")
+    (tmp_path / "CMakeLists.txt").write_text(f"cmake_minimum_required(VERSION 3.18)\nproject(vllm CXX)\n{cmake_code}\n")
+    p = subprocess.run(["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "b")], capture_output=True, text=True)
+    assert p.returncode != 0
+    lines = (p.stdout + p.stderr).splitlines()
+    d = _diag(lines)
+    assert d.root.cause_id == cause, ("\n".join(lines), [(c.cause_id, c.confidence) for c in d.causes])
