@@ -380,3 +380,23 @@ def test_vllm_configure_messages_through_real_cmake(tmp_path, cmake_code, cause)
     lines = (p.stdout + p.stderr).splitlines()
     d = _diag(lines)
     assert d.root.cause_id == cause, ("\n".join(lines), [(c.cause_id, c.confidence) for c in d.causes])
+
+
+def test_legacy_launch_api_missing_from_the_runtime_is_an_old_nvcc():
+    """The real libcudart of CUDA 13.0 exports cudaLaunchKernel but none of the legacy launch functions
+    (cudaConfigureCall, cudaSetupArgument, cudaLaunch) that old nvcc's launch code calls: an extension
+    missing one of them was compiled by an older toolkit than the runtime it runs with (batch 23 dev:
+    fundamentalvision/Deformable-DETR#3, an op built with CUDA 9.0)."""
+    lib = _libcudart()
+    assert hasattr(lib, "cudaLaunchKernel")
+    for legacy in ("cudaConfigureCall", "cudaSetupArgument", "cudaLaunch"):
+        assert not hasattr(lib, legacy), legacy
+        so = "/x/site-packages/MultiScaleDeformableAttention.cpython-38-x86_64-linux-gnu.so"
+        d = _diag([f"ImportError: {so}: undefined symbol: {legacy}"])
+        assert d.root.cause_id == "cuda_version_mismatch", (legacy, [(c.cause_id, c.confidence) for c in d.causes])
+    name = "import-msda-undefined-cudasetupargument-cuda9.log"
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 23
+    assert _diag(_lines(name)).root.cause_id == "cuda_version_mismatch"
+    libaten = "import-pytorch-source-build-libaten-undefined-thnn-stale-build.log"
+    assert ROWS[libaten]["split"] == "dev" and ROWS[libaten]["batch"] == 23
+    assert _diag(_lines(libaten)).root.cause_id == "stale_build_dir"
