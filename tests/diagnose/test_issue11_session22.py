@@ -400,3 +400,61 @@ def test_legacy_launch_api_missing_from_the_runtime_is_an_old_nvcc():
     libaten = "import-pytorch-source-build-libaten-undefined-thnn-stale-build.log"
     assert ROWS[libaten]["split"] == "dev" and ROWS[libaten]["batch"] == 23
     assert _diag(_lines(libaten)).root.cause_id == "stale_build_dir"
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("import-torchvision-macos-avatarify-register-new-empty-tensor-op.log", "torch_extension_mismatch"),
+        ("import-torchtext-07-old-torch-libtorch-cpu-so-missing.log", "torch_extension_mismatch"),
+        ("msvc-softras-at-check-not-found-torch-1-7.log", "torch_api_removed"),
+    ],
+)
+def test_batch27_dev_logs_name_their_cause(name, cause):
+    """Batch 27 dev logs: torchvision's operator refused by an older torch, torchtext 0.7's extension
+    wanting libtorch_cpu.so from a torch that has none, MSVC's C3861 for AT_CHECK in Chinese."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 27
+    d = _diag(_lines(name))
+    assert d.root.cause_id == cause, [(c.cause_id, c.confidence) for c in d.causes]
+
+
+def test_libtorch_cpu_missing_after_libc10_was_found_is_a_newer_build(tmp_path):
+    """Real g++ and the glibc loader: a Python extension links -lc10 before -ltorch_cpu (as torch's
+    cpp_extension does), and the loader reports the first library it cannot find. Loaded with no
+    torch library directory on the path it reports libc10.so (an import before ``import torch``:
+    the library path); with a torch directory that has libc10.so but no libtorch_cpu.so (torch before
+    1.5) it reports libtorch_cpu.so: a module built for a newer torch."""
+    if shutil.which("g++") is None:
+        pytest.skip("no g++ on this machine")
+    torch_lib = tmp_path / "torch" / "lib"
+    torch_lib.mkdir(parents=True)
+    (tmp_path / "c10.cpp").write_text("int c10_f() { return 1; }\n")
+    (tmp_path / "cpu.cpp").write_text("int torch_cpu_f() { return 2; }\n")
+    (tmp_path / "ext.cpp").write_text("int c10_f(); int torch_cpu_f(); int ext() { return c10_f() + torch_cpu_f(); }\n")
+    for src, lib in (("c10.cpp", "libc10.so"), ("cpu.cpp", "libtorch_cpu.so")):
+        subprocess.run(["g++", "-shared", "-fPIC", src, "-o", str(torch_lib / lib)], cwd=tmp_path, check=True)
+    subprocess.run(
+        ["g++", "-shared", "-fPIC", "ext.cpp", f"-L{torch_lib}", "-lc10", "-ltorch_cpu", "-o", "_ext.so"],
+        cwd=tmp_path,
+        check=True,
+    )
+    (torch_lib / "libtorch_cpu.so").unlink()  # the older torch: libc10.so only
+
+    def load(env_path: str) -> list[str]:
+        code = (
+            "import ctypes, sys\ntry:\n    ctypes.CDLL(sys.argv[1])\nexcept OSError as e:\n    print('OSError:', e)\n"
+        )
+        env = {**os.environ, "LD_LIBRARY_PATH": env_path}
+        p = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / "_ext.so")], capture_output=True, text=True, env=env
+        )
+        return p.stdout.splitlines()
+
+    no_path = load("")
+    assert "libc10.so" in no_path[0]
+    assert _diag(no_path).root.cause_id == "shared_library_not_found"
+    older = load(str(torch_lib))
+    assert "libtorch_cpu.so" in older[0]
+    d = _diag(older)
+    assert d.root.cause_id == "torch_extension_mismatch", (older, [(c.cause_id, c.confidence) for c in d.causes])
+    assert d.causes[1].cause_id == "shared_library_not_found"

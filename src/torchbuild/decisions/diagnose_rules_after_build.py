@@ -259,6 +259,28 @@ def _library_of_other_build(
             return [ext, _cap(root, UNDECIDED_CAP), *rest], [
                 f"torch {older[0]} predates torch 1.5's libtorch_cpu/libtorch_cuda libraries."
             ]
+        line = " ".join(e.text for e in getattr(root, "evidence", []) if e.line == root.line)
+        if m and m.group("lib").startswith("libtorch_cpu.") and re.search(r"\b(?:ImportError|OSError)\b", line):
+            # A Python extension links -lc10 before -ltorch_cpu (cpp_extension._prepare_ldflags), and the
+            # loader stops at the first library it cannot find: had torch's lib directory been off the
+            # path (an import before `import torch`), libc10.so would be the one reported.  So libc10 was
+            # found and this torch has no libtorch_cpu.so: a torch before 1.5, the module built for a
+            # newer one (YutaroOgawa/pytorch_advanced#111: torchtext 0.7 on an older torch).
+            ext = _as(
+                root,
+                "torch_extension_mismatch",
+                0.65,
+                f"The module was built for a newer torch: it needs {m.group('lib')}, which the installed torch "
+                "does not have (torch 1.5 split libtorch.so into libtorch_cpu.so and libtorch_cuda.so); torch's "
+                "other libraries were found, since the loader would have reported libc10.so first otherwise.",
+                "Install the release of that package made for this torch (its version table names the torch it "
+                "needs), or upgrade torch to the release the package was built for.",
+                "https://github.com/YutaroOgawa/pytorch_advanced/issues/111",
+            )
+            return [ext, _cap(root, UNDECIDED_CAP - 0.05), *rest], [
+                f"{m.group('lib')} is the first library missing, not libc10.so: torch's library directory was found, "
+                "and the installed torch lacks this library."
+            ]
         if m and root.confidence > 0.6:
             ext = _as(
                 root,
