@@ -458,3 +458,5 @@ def test_libtorch_cpu_missing_after_libc10_was_found_is_a_newer_build(tmp_path):
     d = _diag(older)
     assert d.root.cause_id == "torch_extension_mismatch", (older, [(c.cause_id, c.confidence) for c in d.causes])
     assert d.causes[1].cause_id == "shared_library_not_found"
+    # a torch of 1.5 or later printed in the log has libtorch_cpu.so: then it is the loader's path
+    assert _diag(["torch 2.4.0", *older]).root.cause_id == "shared_library_not_found"

@@ -260,7 +260,13 @@ def _library_of_other_build(
                 f"torch {older[0]} predates torch 1.5's libtorch_cpu/libtorch_cuda libraries."
             ]
         line = " ".join(e.text for e in getattr(root, "evidence", []) if e.line == root.line)
-        if m and m.group("lib").startswith("libtorch_cpu.") and re.search(r"\b(?:ImportError|OSError)\b", line):
+        newer = [v for v in ctx.torch_versions if _release(v) is not None and not _before_split(v)]
+        if (
+            m
+            and m.group("lib").startswith("libtorch_cpu.")
+            and not newer  # a torch 1.5 or later in the log has the library: then it is the path
+            and re.search(r"\b(?:ImportError|OSError)\b", line)
+        ):
             # A Python extension links -lc10 before -ltorch_cpu (cpp_extension._prepare_ldflags), and the
             # loader stops at the first library it cannot find: had torch's lib directory been off the
             # path (an import before `import torch`), libc10.so would be the one reported.  So libc10 was
