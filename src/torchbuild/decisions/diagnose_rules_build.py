@@ -3,8 +3,9 @@ dependency conflict before the failure, a compiler too old for the C++ standard,
 a ROCm build, a crash beside a full disk, a CPU-only torch read by setup.py, torch missing from
 pip's isolated build environment, a package's CUDA check that cannot tell an old toolkit from no
 nvcc, a setup.py that fails where it runs CUDA_HOME/bin/nvcc, errors inside the C++ standard
-headers while nvcc compiles.  Each rule takes the root cause, the other causes, the log's context
-and its signature hits and returns the new cause list with notes, or None (the same shape as
+headers while nvcc compiles, a package's own module missing after its build could not run.  Each
+rule takes the root cause, the other causes, the log's context and its signature hits and returns
+the new cause list with notes, or None (the same shape as
 :mod:`torchbuild.decisions.diagnose_rules_after_build`)."""
 
 from __future__ import annotations
@@ -334,6 +335,40 @@ def _std_header_error_under_nvcc(
 
 
 #: The rules of this module, in the order they are tried.
+
+#: Causes that stop a package's own compiled module from being built (see :func:`_own_module_never_built`).
+_BUILD_BLOCKERS = (
+    "compiler_missing",
+    "ninja_missing",
+    "cuda_toolkit_not_found",
+    "host_compiler_unsupported",
+    "compiler_too_old",
+    "python_headers_missing",
+)
+
+
+def _own_module_never_built(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """ "No module named 'pkg.sub'" (a submodule of a package, not a missing distribution) in a log that
+    also shows why a build could not run (no compiler, no ninja, no nvcc...): the module is the
+    package's own compiled op, which was never built, so the build blocker is the root
+    (Megvii-BaseDetection/YOLOX#1371: fast_cocoeval's JIT build on Windows without cl.exe)."""
+    if root.cause_id != "python_dependency_missing" or cause_for is None:
+        return None
+    module = root.values.get("module", "")
+    if "." not in module.strip("."):
+        return None
+    blocker = next((h for h in hits if h.cause_id in _BUILD_BLOCKERS), None)
+    c = cause_for(blocker) if blocker is not None else None
+    if c is None:
+        return None
+    return [_cap(c, 0.7), _cap(root, UNDECIDED_CAP), *rest], [
+        f"'{module}' is a module of the package itself, and line {c.line} shows why it could not be built "
+        f"({c.cause_id}): the missing module is the symptom."
+    ]
+
+
 RULES = (
     _gcc_headers_unsupported,
     _conflict_before,
@@ -348,4 +383,5 @@ RULES = (
     _cuda_too_old_or_no_nvcc,
     _nvcc_path_failed,
     _std_header_error_under_nvcc,
+    _own_module_never_built,
 )
