@@ -484,3 +484,34 @@ def test_batch28_dev_logs_name_their_cause():
     # torch's own operators are not an extension's
     own = _diag(["NotImplementedError: ... but no fallback function is registered for schema aten::_foo."])
     assert own.root.cause_id != "torch_extension_mismatch"
+
+
+def test_libc10_cuda_missing_after_libc10_was_found_is_a_cpu_only_torch(tmp_path):
+    """Real g++ and the glibc loader (read after session 22's measurement: batch 27's held-out
+    bharat-b7/RVH_Mesh_Registration#23): a module built for CUDA links -lc10 -lc10_cuda; with torch's
+    library directory on the path but no libc10_cuda.so in it (a CPU-only torch) the loader reports
+    libc10_cuda.so, and the answer is the CPU-only torch, the loader's path listed second."""
+    if shutil.which("g++") is None:
+        pytest.skip("no g++ on this machine")
+    torch_lib = tmp_path / "torch" / "lib"
+    torch_lib.mkdir(parents=True)
+    (tmp_path / "c10.cpp").write_text("int c10_f() { return 1; }\n")
+    (tmp_path / "c10_cuda.cpp").write_text("int c10_cuda_f() { return 2; }\n")
+    (tmp_path / "ext.cpp").write_text("int c10_f(); int c10_cuda_f(); int ext() { return c10_f() + c10_cuda_f(); }\n")
+    for src, lib in (("c10.cpp", "libc10.so"), ("c10_cuda.cpp", "libc10_cuda.so")):
+        subprocess.run(["g++", "-shared", "-fPIC", src, "-o", str(torch_lib / lib)], cwd=tmp_path, check=True)
+    ext = ["g++", "-shared", "-fPIC", "ext.cpp", f"-L{torch_lib}", "-lc10", "-lc10_cuda", "-o", "_C.so"]
+    subprocess.run(ext, cwd=tmp_path, check=True)
+    (torch_lib / "libc10_cuda.so").unlink()  # the CPU-only torch
+    code = (
+        "import ctypes, sys\ntry:\n    ctypes.CDLL(sys.argv[1])\nexcept OSError as e:\n    print('ImportError:', e)\n"
+    )
+    env = {**os.environ, "LD_LIBRARY_PATH": str(torch_lib)}
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "_C.so")], capture_output=True, text=True, env=env)
+    lines = out.stdout.splitlines()
+    assert "libc10_cuda.so" in lines[0]
+    d = _diag(lines)
+    assert [c.cause_id for c in d.causes[:2]] == ["torch_cpu_only", "shared_library_not_found"], lines
+    name = "import-rvh-pytorch3d-libc10-cuda-missing-cpu-torch.log"
+    assert ROWS[name]["split"] == "holdout" and ROWS[name]["batch"] == 27
+    assert _diag(_lines(name)).root.cause_id == "torch_cpu_only"

@@ -287,6 +287,33 @@ def _library_of_other_build(
                 f"{m.group('lib')} is the first library missing, not libc10.so: torch's library directory was found, "
                 "and the installed torch lacks this library."
             ]
+        if (
+            m
+            and m.group("lib").startswith("libc10_cuda.")
+            and re.search(r"\b(?:ImportError|OSError)\b", line)
+            and not ctx.rocm
+        ):
+            # The same loader order: code that uses c10_cuda uses c10, linked before it, and libc10.so would
+            # be reported first had torch's library directory been off the path; so the directory is there
+            # and has no libc10_cuda.so: a CPU-only torch under a module built for CUDA
+            # (bharat-b7/RVH_Mesh_Registration#23: pytorch3d's CUDA build, fixed by a CUDA torch).  Not
+            # libtorch_cuda.so: a module on torch's stable ABI links it without libc10
+            # (pytorch/extension-cpp's stable example, imported before torch).
+            cpu = _as(
+                root,
+                "torch_cpu_only",
+                0.65,
+                f"The module was built against a CUDA torch and needs {m.group('lib')}, which the installed torch "
+                "does not have: torch's other libraries were found (the loader would have reported libc10.so "
+                "first otherwise), so this torch is a CPU-only build.",
+                "Install a CUDA build of torch (pip install torch --index-url "
+                "https://download.pytorch.org/whl/<cuXYZ>, or conda's pytorch-cuda), or the module's CPU build.",
+                "https://github.com/bharat-b7/RVH_Mesh_Registration/issues/23",
+            )
+            return [cpu, _cap(root, UNDECIDED_CAP - 0.05), *rest], [
+                f"{m.group('lib')} is the first library missing, not libc10.so: the installed torch has no CUDA "
+                "libraries."
+            ]
         if m and root.confidence > 0.6:
             ext = _as(
                 root,
