@@ -515,3 +515,12 @@ def test_libc10_cuda_missing_after_libc10_was_found_is_a_cpu_only_torch(tmp_path
     name = "import-rvh-pytorch3d-libc10-cuda-missing-cpu-torch.log"
     assert ROWS[name]["split"] == "holdout" and ROWS[name]["batch"] == 27
     assert _diag(_lines(name)).root.cause_id == "torch_cpu_only"
+
+
+def test_windows_dll_load_failure_with_a_placeholder_module_name():
+    """CPython's 'DLL load failed while importing %s' with the module name replaced by a placeholder in the
+    paste (read after session 22's measurement: batch 23's held-out ComfyUI#12875, '<extension>') is still
+    Windows' loader failing, as with a real module name."""
+    for module in ("<extension>", "_C", "custom_rasterizer_kernel"):
+        d = _diag([f"ImportError: DLL load failed while importing {module}: The specified module could not be found."])
+        assert d.root.cause_id == "shared_library_not_found", (module, [(c.cause_id, c.confidence) for c in d.causes])
