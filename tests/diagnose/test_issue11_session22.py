@@ -524,3 +524,16 @@ def test_windows_dll_load_failure_with_a_placeholder_module_name():
     for module in ("<extension>", "_C", "custom_rasterizer_kernel"):
         d = _diag([f"ImportError: DLL load failed while importing {module}: The specified module could not be found."])
         assert d.root.cause_id == "shared_library_not_found", (module, [(c.cause_id, c.confidence) for c in d.causes])
+
+
+def test_apex_cuda_check_cut_in_the_paste():
+    """apex's CUDA check with its line cut after "the version used" (read after session 22's measurement:
+    batch 23's held-out pytorch/pytorch#40563, nvcc 11.0 against torch for CUDA 10.2) is still the CUDA
+    mismatch; the whole line with "Cuda None" stays a CPU-only torch."""
+    cut = (
+        "    RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not match the "
+        "version used"
+    )
+    assert _diag([cut]).root.cause_id == "cuda_version_mismatch"
+    none = cut.strip() + " to compile Pytorch binaries.  Pytorch binaries were compiled with Cuda None."
+    assert _diag([none]).root.cause_id == "torch_cpu_only"
