@@ -47,6 +47,7 @@ def main(batch: str, number: int = 2) -> int:
     names = {r["file"] for r in rows}
     urls = {r["url"] for r in rows}
     out = []
+    held_out = 0
     for chunk in Path(batch).read_text(encoding="utf-8").split("\n=== ")[0:]:
         chunk = chunk.removeprefix("=== ")
         if not chunk.strip():
@@ -68,9 +69,13 @@ def main(batch: str, number: int = 2) -> int:
         if meta.get("note"):
             row += f"note = {_q(meta['note'])}\n"
         out.append(row)
-        print(f"added {name} ({split_of(name)})")
+        if split_of(name) == "dev":
+            print(f"added {name} (dev)")
+        else:
+            held_out += 1  # a held-out log's name is not printed: its name hints at its cause
     with index.open("a", encoding="utf-8") as f:
         f.write("".join(out))
+    print(f"added {held_out} held-out logs (names not printed)")
     return 0
 
 
