@@ -418,42 +418,47 @@ def test_batch27_dev_logs_name_their_cause(name, cause):
     assert d.root.cause_id == cause, [(c.cause_id, c.confidence) for c in d.causes]
 
 
+def _torch_lib_without(tmp_path: Path, lib: str) -> tuple[Path, Path]:
+    """A fake torch/lib with libc10.so, and a module linked -lc10 -l<lib> (cpp_extension's order) against
+    it; lib<lib>.so is removed afterwards, as a torch without that library would be. Returns (torch/lib,
+    the module)."""
+    if shutil.which("g++") is None:
+        pytest.skip("no g++ on this machine")
+    torch_lib = tmp_path / "torch" / "lib"
+    torch_lib.mkdir(parents=True)
+    (tmp_path / "c10.cpp").write_text("int c10_f() { return 1; }\n")
+    (tmp_path / "other.cpp").write_text("int other_f() { return 2; }\n")
+    (tmp_path / "ext.cpp").write_text("int c10_f(); int other_f(); int ext() { return c10_f() + other_f(); }\n")
+    for src, so in (("c10.cpp", "libc10.so"), ("other.cpp", f"lib{lib}.so")):
+        subprocess.run(["g++", "-shared", "-fPIC", src, "-o", str(torch_lib / so)], cwd=tmp_path, check=True)
+    ext = ["g++", "-shared", "-fPIC", "ext.cpp", f"-L{torch_lib}", "-lc10", f"-l{lib}", "-o", "_C.so"]
+    subprocess.run(ext, cwd=tmp_path, check=True)
+    (torch_lib / f"lib{lib}.so").unlink()
+    return torch_lib, tmp_path / "_C.so"
+
+
+def _load(module: Path, library_path: str) -> list[str]:
+    """What Python's import machinery would say when the real glibc loader opens ``module`` with
+    ``LD_LIBRARY_PATH=library_path`` (the OSError's text, as an ImportError line)."""
+    code = (
+        "import ctypes, sys\ntry:\n    ctypes.CDLL(sys.argv[1])\nexcept OSError as e:\n    print('ImportError:', e)\n"
+    )
+    env = {**os.environ, "LD_LIBRARY_PATH": library_path}
+    out = subprocess.run([sys.executable, "-c", code, str(module)], capture_output=True, text=True, env=env)
+    return out.stdout.splitlines()
+
+
 def test_libtorch_cpu_missing_after_libc10_was_found_is_a_newer_build(tmp_path):
     """Real g++ and the glibc loader: a Python extension links -lc10 before -ltorch_cpu (as torch's
     cpp_extension does), and the loader reports the first library it cannot find. Loaded with no
     torch library directory on the path it reports libc10.so (an import before ``import torch``:
     the library path); with a torch directory that has libc10.so but no libtorch_cpu.so (torch before
     1.5) it reports libtorch_cpu.so: a module built for a newer torch."""
-    if shutil.which("g++") is None:
-        pytest.skip("no g++ on this machine")
-    torch_lib = tmp_path / "torch" / "lib"
-    torch_lib.mkdir(parents=True)
-    (tmp_path / "c10.cpp").write_text("int c10_f() { return 1; }\n")
-    (tmp_path / "cpu.cpp").write_text("int torch_cpu_f() { return 2; }\n")
-    (tmp_path / "ext.cpp").write_text("int c10_f(); int torch_cpu_f(); int ext() { return c10_f() + torch_cpu_f(); }\n")
-    for src, lib in (("c10.cpp", "libc10.so"), ("cpu.cpp", "libtorch_cpu.so")):
-        subprocess.run(["g++", "-shared", "-fPIC", src, "-o", str(torch_lib / lib)], cwd=tmp_path, check=True)
-    subprocess.run(
-        ["g++", "-shared", "-fPIC", "ext.cpp", f"-L{torch_lib}", "-lc10", "-ltorch_cpu", "-o", "_ext.so"],
-        cwd=tmp_path,
-        check=True,
-    )
-    (torch_lib / "libtorch_cpu.so").unlink()  # the older torch: libc10.so only
-
-    def load(env_path: str) -> list[str]:
-        code = (
-            "import ctypes, sys\ntry:\n    ctypes.CDLL(sys.argv[1])\nexcept OSError as e:\n    print('OSError:', e)\n"
-        )
-        env = {**os.environ, "LD_LIBRARY_PATH": env_path}
-        p = subprocess.run(
-            [sys.executable, "-c", code, str(tmp_path / "_ext.so")], capture_output=True, text=True, env=env
-        )
-        return p.stdout.splitlines()
-
-    no_path = load("")
+    torch_lib, module = _torch_lib_without(tmp_path, "torch_cpu")
+    no_path = _load(module, "")
     assert "libc10.so" in no_path[0]
     assert _diag(no_path).root.cause_id == "shared_library_not_found"
-    older = load(str(torch_lib))
+    older = _load(module, str(torch_lib))
     assert "libtorch_cpu.so" in older[0]
     d = _diag(older)
     assert d.root.cause_id == "torch_extension_mismatch", (older, [(c.cause_id, c.confidence) for c in d.causes])
@@ -462,53 +467,13 @@ def test_libtorch_cpu_missing_after_libc10_was_found_is_a_newer_build(tmp_path):
     assert _diag(["torch 2.4.0", *older]).root.cause_id == "shared_library_not_found"
 
 
-def test_batch28_dev_logs_name_their_cause():
-    """Batch 28 dev logs: YOLOX's own compiled module missing after its JIT build found no cl.exe (the
-    build blocker is the root, the ModuleNotFoundError its symptom), and torchcodec's operator with no
-    kernel registered (torchcodec 0.3 on a torch 2.8 nightly)."""
-    for name, cause in (
-        ("jit-yolox-windows-fast-cocoeval-cl-not-found.log", "compiler_missing"),
-        ("run-torchcodec03-torch28-nightly-notimplemented-create-from-file.log", "torch_extension_mismatch"),
-    ):
-        assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 28
-        d = _diag(_lines(name))
-        assert d.root.cause_id == cause, (name, [(c.cause_id, c.confidence) for c in d.causes])
-    # a missing distribution (no dot) next to the same warning stays a missing dependency
-    d = _diag(
-        [
-            "UserWarning: Error checking compiler version for cl: [WinError 2] The system cannot find the file",
-            "ModuleNotFoundError: No module named 'yaml'",
-        ]
-    )
-    assert d.root.cause_id == "python_dependency_missing"
-    # torch's own operators are not an extension's
-    own = _diag(["NotImplementedError: ... but no fallback function is registered for schema aten::_foo."])
-    assert own.root.cause_id != "torch_extension_mismatch"
-
-
 def test_libc10_cuda_missing_after_libc10_was_found_is_a_cpu_only_torch(tmp_path):
     """Real g++ and the glibc loader (read after session 22's measurement: batch 27's held-out
     bharat-b7/RVH_Mesh_Registration#23): a module built for CUDA links -lc10 -lc10_cuda; with torch's
     library directory on the path but no libc10_cuda.so in it (a CPU-only torch) the loader reports
     libc10_cuda.so, and the answer is the CPU-only torch, the loader's path listed second."""
-    if shutil.which("g++") is None:
-        pytest.skip("no g++ on this machine")
-    torch_lib = tmp_path / "torch" / "lib"
-    torch_lib.mkdir(parents=True)
-    (tmp_path / "c10.cpp").write_text("int c10_f() { return 1; }\n")
-    (tmp_path / "c10_cuda.cpp").write_text("int c10_cuda_f() { return 2; }\n")
-    (tmp_path / "ext.cpp").write_text("int c10_f(); int c10_cuda_f(); int ext() { return c10_f() + c10_cuda_f(); }\n")
-    for src, lib in (("c10.cpp", "libc10.so"), ("c10_cuda.cpp", "libc10_cuda.so")):
-        subprocess.run(["g++", "-shared", "-fPIC", src, "-o", str(torch_lib / lib)], cwd=tmp_path, check=True)
-    ext = ["g++", "-shared", "-fPIC", "ext.cpp", f"-L{torch_lib}", "-lc10", "-lc10_cuda", "-o", "_C.so"]
-    subprocess.run(ext, cwd=tmp_path, check=True)
-    (torch_lib / "libc10_cuda.so").unlink()  # the CPU-only torch
-    code = (
-        "import ctypes, sys\ntry:\n    ctypes.CDLL(sys.argv[1])\nexcept OSError as e:\n    print('ImportError:', e)\n"
-    )
-    env = {**os.environ, "LD_LIBRARY_PATH": str(torch_lib)}
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "_C.so")], capture_output=True, text=True, env=env)
-    lines = out.stdout.splitlines()
+    torch_lib, module = _torch_lib_without(tmp_path, "c10_cuda")
+    lines = _load(module, str(torch_lib))
     assert "libc10_cuda.so" in lines[0]
     d = _diag(lines)
     assert [c.cause_id for c in d.causes[:2]] == ["torch_cpu_only", "shared_library_not_found"], lines
