@@ -467,6 +467,30 @@ def test_libtorch_cpu_missing_after_libc10_was_found_is_a_newer_build(tmp_path):
     assert _diag(["torch 2.4.0", *older]).root.cause_id == "shared_library_not_found"
 
 
+def test_batch28_dev_logs_name_their_cause():
+    """Batch 28 dev logs: YOLOX's own compiled module missing after its JIT build found no cl.exe (the
+    build blocker is the root, the ModuleNotFoundError its symptom), and torchcodec's operator with no
+    kernel registered (torchcodec 0.3 on a torch 2.8 nightly)."""
+    for name, cause in (
+        ("jit-yolox-windows-fast-cocoeval-cl-not-found.log", "compiler_missing"),
+        ("run-torchcodec03-torch28-nightly-notimplemented-create-from-file.log", "torch_extension_mismatch"),
+    ):
+        assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 28
+        d = _diag(_lines(name))
+        assert d.root.cause_id == cause, (name, [(c.cause_id, c.confidence) for c in d.causes])
+    # a missing distribution (no dot) next to the same warning stays a missing dependency
+    d = _diag(
+        [
+            "UserWarning: Error checking compiler version for cl: [WinError 2] The system cannot find the file",
+            "ModuleNotFoundError: No module named 'yaml'",
+        ]
+    )
+    assert d.root.cause_id == "python_dependency_missing"
+    # torch's own operators are not an extension's
+    own = _diag(["NotImplementedError: ... but no fallback function is registered for schema aten::_foo."])
+    assert own.root.cause_id != "torch_extension_mismatch"
+
+
 def test_libc10_cuda_missing_after_libc10_was_found_is_a_cpu_only_torch(tmp_path):
     """Real g++ and the glibc loader (read after session 22's measurement: batch 27's held-out
     bharat-b7/RVH_Mesh_Registration#23): a module built for CUDA links -lc10 -lc10_cuda; with torch's

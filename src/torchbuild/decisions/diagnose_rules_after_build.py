@@ -31,6 +31,10 @@ from .diagnose_rules_common import (
     _unknown,
 )
 
+#: The line of a library that Python failed to load (an extension's import, ctypes): the loader's own
+#: message follows the exception name.
+_PY_LOAD_ERROR = re.compile(r"\b(?:ImportError|OSError)\b")
+
 
 def _abi_or_version(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
@@ -265,7 +269,7 @@ def _library_of_other_build(
             m
             and m.group("lib").startswith("libtorch_cpu.")
             and not newer  # a torch 1.5 or later in the log has the library: then it is the path
-            and re.search(r"\b(?:ImportError|OSError)\b", line)
+            and _PY_LOAD_ERROR.search(line)
         ):
             # A Python extension links -lc10 before -ltorch_cpu (cpp_extension._prepare_ldflags), and the
             # loader stops at the first library it cannot find: had torch's lib directory been off the
@@ -287,12 +291,7 @@ def _library_of_other_build(
                 f"{m.group('lib')} is the first library missing, not libc10.so: torch's library directory was found, "
                 "and the installed torch lacks this library."
             ]
-        if (
-            m
-            and m.group("lib").startswith("libc10_cuda.")
-            and re.search(r"\b(?:ImportError|OSError)\b", line)
-            and not ctx.rocm
-        ):
+        if m and m.group("lib").startswith("libc10_cuda.") and _PY_LOAD_ERROR.search(line) and not ctx.rocm:
             # The same loader order: code that uses c10_cuda uses c10, linked before it, and libc10.so would
             # be reported first had torch's library directory been off the path; so the directory is there
             # and has no libc10_cuda.so: a CPU-only torch under a module built for CUDA
