@@ -188,9 +188,11 @@ def _extension_compiled_for_other_cuda(
 def _library_of_other_build(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
-    """A versioned CUDA library that is not found: missing from the library path, or the extension
-    was built for another CUDA (iSEE-Laboratory/LLMDet#32: mmcv for CUDA 10.1 on a CUDA 12.1
-    system)."""
+    """A library that is not found, read with what the log says of its builds: a versioned CUDA or ROCm
+    library is missing from the path or the module was built for another CUDA (iSEE-Laboratory/LLMDet#32:
+    mmcv for CUDA 10.1 on a CUDA 12.1 system); torch's own library (libc10.so, libtorch_cpu.so,
+    libc10_cuda.so) is off the loader's path, or missing from this torch because the module was built for
+    a newer one (libtorch_cpu.so) or for a CUDA torch (libc10_cuda.so), which the loader's order tells."""
     if root.cause_id == "shared_library_not_found":
         text = root.values.get("lib", "") + " " + " ".join(e.text for e in getattr(root, "evidence", []))
         m = _CUDA_SO.search(text)
