@@ -255,6 +255,8 @@ def test_extension_compiled_here_for_another_cuda_is_the_toolkit():
     assert [c.cause_id for c in built.causes[:2]] == ["cuda_version_mismatch", "torch_extension_mismatch"]
     wheel = _diag(["Building wheel for torchvision (setup.py) ... error", check])
     assert wheel.root.cause_id == "cuda_version_mismatch"
+    legacy = _diag(["Running setup.py install for torchvision ... error", check])
+    assert legacy.root.cause_id == "cuda_version_mismatch"
     # another package built in the same log says nothing of the torchvision binary
     other = _diag(["Building wheel for torch-cluster (setup.py) ... done", check])
     assert other.root.cause_id == "torch_extension_mismatch"

@@ -217,7 +217,7 @@ class ContextCollector:
                 c.nvcc_code = True
         if not c.building and _BUILDING.search(body):
             c.building = True
-        if "uild" in body and len(c.built) < MAX_FACTS:
+        if ("uild" in body or "setup.py" in body) and len(c.built) < MAX_FACTS:
             for m in _BUILT.finditer(body):
                 for name in (m.group("p") or m.group("q") or "").split(","):
                     if name.strip():

@@ -334,8 +334,6 @@ def _std_header_error_under_nvcc(
     return [first, *rest], ["The first error is in the C++ standard library's headers, and nvcc is compiling."]
 
 
-#: The rules of this module, in the order they are tried.
-
 #: Causes that stop a package's own compiled module from being built (see :func:`_own_module_never_built`).
 _BUILD_BLOCKERS = (
     "compiler_missing",
@@ -369,6 +367,7 @@ def _own_module_never_built(
     ]
 
 
+#: The rules of this module, in the order they are tried.
 RULES = (
     _gcc_headers_unsupported,
     _conflict_before,
