@@ -7,7 +7,8 @@ compiler warnings with source snippets and notes from parallel jobs, and one rea
 failure (a FAILED block with a compile error) near the top.  Then times, in the same
 run, `grep -c -E 'error|FAILED|fatal' LOG` and `python -m torchbuild diagnose LOG --json`
 (end to end: interpreter start, imports, reading, diagnosis), and prints the ratio
-(goal <= 3.0) and the peak memory of diagnose (goal <= 150 MB, read from VmHWM).
+(goal <= 3.0; best of --repeat runs after a first one that fills a private knowledge cache,
+whose time is printed too) and the peak memory of diagnose (goal <= 150 MB, read from VmHWM).
 With --oneline-gb N it also checks a log made of one N GB line.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -93,6 +95,10 @@ def main() -> int:
         size = make_log(log, a.mb)
         subprocess.run(["cat", str(log)], stdout=subprocess.DEVNULL)  # warm the page cache for both
         g = min(timed(["grep", "-c", "-E", "error|FAILED|fatal", str(log)])[0] for _ in range(a.repeat))
+        # a private, empty knowledge cache: the first run parses the TOML tables and stores
+        # them (cold), the later ones read the stored form (warm, as every run after the first)
+        os.environ["TORCHBUILD_CACHE"] = str(Path(tmp) / "cache")
+        cold = timed([sys.executable, "-m", "torchbuild", "diagnose", str(log), "--json"])[0]
         runs = [timed([sys.executable, "-m", "torchbuild", "diagnose", str(log), "--json"]) for _ in range(a.repeat)]
         d = min(t for t, _ in runs)
         doc = json.loads(runs[0][1].stdout)
@@ -118,6 +124,7 @@ def main() -> int:
             f" (first error line {doc['first_error']['line'] if doc['first_error'] else None})"
         )
         print(f"grep -c -E: {g:.3f} s   diagnose (CLI, end to end): {d:.3f} s   ratio: {d / g:.2f}  (goal <= 3.0)")
+        print(f"first run, knowledge cache empty: {cold:.3f} s   ratio: {cold / g:.2f}")
         print(f"diagnose_file() in process (imports + scan, no CLI start-up): {ip:.3f} s   ratio: {ip / g:.2f}")
         print(f"diagnose peak memory: {peak['hwm_kib'] / 1024:.0f} MB  (goal <= 150 MB)")
         if a.oneline_gb:

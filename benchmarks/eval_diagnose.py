@@ -30,7 +30,7 @@ from pathlib import Path
 
 import tomllib
 
-from torchbuild.knowledge.causes import families
+from torchbuild.knowledge.causes import families, family_of
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "diagnose" / "realworld"
 HIGH = 0.7
@@ -39,7 +39,6 @@ HIGH = 0.7
 #: The cause families of src/torchbuild/knowledge/data/causes.toml (family -> cause ids), to
 #: report accuracy per family.
 FAMILIES = families()
-FAMILY_OF = {c: fam for fam, ids in FAMILIES.items() for c in ids}
 
 
 def _batch_arg(text: str) -> str:
@@ -155,7 +154,7 @@ def main() -> int:
         for fam in FAMILIES:
             cells = []
             for s in splits:
-                xs = [x for x in out[s]["results"] if FAMILY_OF.get(x["cause"], "other") == fam]
+                xs = [x for x in out[s]["results"] if family_of(x["cause"]) == fam]
                 n = len(xs) or 1
                 cells.append(
                     f"{sum(x['ok'] for x in xs):3d}/{len(xs):<3d} {sum(x['ok'] for x in xs) / n:6.1%} "

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..knowledge.causes import causes
+from ..knowledge.causes import family_of
 from .diagnose import UNKNOWN, Diagnosis, Signature, load_signatures, normalize
 from .diagnose.signatures import header_messages
 
@@ -23,11 +23,6 @@ __all__ = ["NearMiss", "MissExplanation", "explain_miss", "SIGNATURES_DIR"]
 #: Where the signature rows live, relative to the repository: one file per cause family of
 #: ``knowledge/data/causes.toml`` (``cuda.toml``, ``toolchain.toml``, ...).
 SIGNATURES_DIR = "src/torchbuild/knowledge/data/signatures/"
-
-
-def _family(cause_id: str) -> str:
-    """The family of ``cause_id`` in causes.toml (``"other"`` for an id it does not list)."""
-    return next((c.family for c in causes() if c.id == cause_id), "other")
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_+]{2,}")
@@ -229,5 +224,5 @@ def explain_miss(diag: Diagnosis, signatures: Sequence[Signature] | None = None,
     else:
         out.draft = _draft(fe.text)
         if out.near:
-            out.draft_file = f"{SIGNATURES_DIR}{_family(out.near[0].cause)}.toml"
+            out.draft_file = f"{SIGNATURES_DIR}{family_of(out.near[0].cause)}.toml"
     return out

@@ -16,6 +16,8 @@ import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .._cachedir import cache_dir  # one definition for every layer
+
 __all__ = [
     "Output",
     "run",
@@ -124,12 +126,6 @@ def run(
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
     return Output(done.returncode, done.stdout, done.stderr)
-
-
-def cache_dir() -> Path:
-    """torchbuild's cache folder: ``$TORCHBUILD_CACHE`` or ``~/.cache/torchbuild``."""
-    env = os.environ.get("TORCHBUILD_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "torchbuild"
 
 
 #: File (in :func:`cache_dir`) that remembers what executables answered to version queries.

@@ -14,11 +14,18 @@ of these files; no code changes.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+import marshal
+import os
 import sys
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
+from .. import __version__
+from .._cachedir import cache_dir
 from ..errors import KnowledgeError  # re-exported from its old place
 
 if sys.version_info >= (3, 11):
@@ -69,17 +76,85 @@ def files(name: str) -> list[str]:
     raise KnowledgeError(f"knowledge file {name}.toml is missing")
 
 
-def _parse(rel: str) -> dict[str, Any]:
+def _read(rel: str) -> bytes:
+    """The bytes of knowledge file ``rel`` (relative to ``knowledge/data/``).
+
+    :raises KnowledgeError: when the file is missing.
+    """
     path = _data()
     for part in rel.split("/"):
         path = path / part
     try:
-        doc: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+        data: bytes = path.read_bytes()
     except FileNotFoundError as exc:
         raise KnowledgeError(f"knowledge file {rel} is missing") from exc
-    except tomllib.TOMLDecodeError as exc:
+    return data
+
+
+def _parse(rel: str, data: bytes) -> dict[str, Any]:
+    """Parse the TOML ``data`` of knowledge file ``rel``.
+
+    :raises KnowledgeError: when it is not valid UTF-8 TOML.
+    """
+    try:
+        doc: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise KnowledgeError(f"knowledge file {rel} is not valid TOML: {exc}") from exc
     return doc
+
+
+#: Bumped when the cached form of a table changes meaning.
+_CACHE_FORMAT = 1
+
+
+def _cache_key(name: str, texts: list[tuple[str, bytes]]) -> str:
+    """A sha256 (hex) of everything a parsed, checked table depends on: the table's files
+    (names and bytes), this module's code, torchbuild's version and the interpreter's
+    ``marshal`` format.  An edited data file or a new torchbuild never meets an old entry."""
+    h = hashlib.sha256(f"{_CACHE_FORMAT}\0{name}\0{__version__}\0{sys.version}\0{marshal.version}".encode())
+    with contextlib.suppress(OSError):
+        h.update(Path(__file__).read_bytes())
+    for rel, data in texts:
+        h.update(b"\0" + rel.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+    return h.hexdigest()
+
+
+def _cache_file(name: str, key: str) -> Path:
+    """The cache file of table ``name`` under ``key``: ``<cache_dir>/knowledge/<name>-<key[:32]>.marshal``."""
+    return cache_dir() / "knowledge" / f"{name}-{key[:32]}.marshal"
+
+
+def _cached(name: str, key: str) -> dict[str, Any] | None:
+    """The parsed table ``name`` stored under ``key``, or None when there is none (or it is
+    unreadable: the caller then parses the TOML, as without a cache)."""
+    try:
+        stored = marshal.loads(_cache_file(name, key).read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key and isinstance(stored[1], dict):
+        doc: dict[str, Any] = stored[1]
+        return doc
+    return None
+
+
+def _store(name: str, key: str, doc: dict[str, Any]) -> None:
+    """Remember the checked table ``doc`` under ``key`` and drop the table's older entries.
+
+    Written to a temporary file, then renamed, so a reader never sees half a file.  A cache
+    that cannot be written (read-only home, a value ``marshal`` cannot hold) is skipped: the
+    next run parses the TOML again, which is only slower."""
+    path = _cache_file(name, key)
+    try:
+        blob = marshal.dumps((key, doc))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(blob)
+        os.replace(tmp, path)
+        for old in path.parent.glob(f"{name}-*.marshal"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except (OSError, ValueError):
+        return
 
 
 @functools.cache
@@ -92,17 +167,25 @@ def load(name: str) -> dict[str, Any]:
     order of :func:`files`, and may cite any key of the ``_meta.toml``'s ``[meta.sources]``.
 
     :param name: table name without ``.toml`` (``"cuda_host_compilers"``, ``"signatures"``).
+    A checked table is also kept in ``<cache_dir>/knowledge/`` (``$TORCHBUILD_CACHE``), keyed
+    by the sha256 of its files and of this code, so a new process skips the TOML parse (about
+    60 ms of ``diagnose``'s start-up for the signatures); an edited file is parsed again.
+
     :returns: the parsed TOML document (a dict); cached, do not mutate.
     :raises KnowledgeError: missing file, invalid TOML, a ``[meta]`` outside a folder's
         ``_meta.toml``, or a row whose ``source`` is empty or (for a short key) not defined
         in ``meta.sources``.
     """
-    parts = files(name)
-    doc = _parse(parts[0])
+    texts = [(rel, _read(rel)) for rel in files(name)]
+    cache_key = _cache_key(name, texts)
+    cached = _cached(name, cache_key)
+    if cached is not None:
+        return cached
+    doc = _parse(*texts[0])
     sources = doc.get("meta", {}).get("sources", {})
-    _check_sources(doc, sources, parts[0])
-    for rel in parts[1:]:
-        part = _parse(rel)
+    _check_sources(doc, sources, texts[0][0])
+    for rel, data in texts[1:]:
+        part = _parse(rel, data)
         if "meta" in part:
             raise KnowledgeError(f"{rel}: [meta] belongs in {name}/{META_FILE}, not in a file of rows")
         _check_sources(part, sources, rel)
@@ -110,6 +193,7 @@ def load(name: str) -> dict[str, Any]:
             if not isinstance(value, list):
                 raise KnowledgeError(f"{rel}: {key} is not an array of tables ([[{key}]] rows)")
             doc.setdefault(key, []).extend(value)
+    _store(name, cache_key, doc)
     return doc
 
 

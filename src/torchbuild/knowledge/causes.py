@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from . import KnowledgeError, load
 
-__all__ = ["Cause", "causes", "cause_ids", "families", "UNKNOWN"]
+__all__ = ["Cause", "causes", "cause_ids", "families", "family_of", "UNKNOWN"]
 
 #: The cause of a failure that no known cause fits.
 UNKNOWN = "unknown"
@@ -62,6 +62,21 @@ def causes() -> tuple[Cause, ...]:
 def cause_ids() -> frozenset[str]:
     """The ids of every cause, ``unknown`` included."""
     return frozenset(c.id for c in causes())
+
+
+def family_of(cause_id: str) -> str:
+    """The family key of ``cause_id`` in causes.toml (``"toolchain"``, ``"cuda"``, ...), or
+    ``"other"`` for an id the file does not list.
+
+    :raises KnowledgeError: as :func:`causes`.
+    """
+    return _family_map().get(cause_id, "other")
+
+
+@functools.cache
+def _family_map() -> dict[str, str]:
+    """Cause id -> family key, for :func:`family_of`."""
+    return {c.id: c.family for c in causes()}
 
 
 def families() -> dict[str, tuple[str, ...]]:
