@@ -1,0 +1,113 @@
+"""Issue 11, session 23: the dev logs of batches 29 and later (tests/diagnose/realworld, index.toml),
+each failure reproduced with the real tool where it runs here.
+
+nvcc 13.0 is the toolkit installed here: an unwrapped MSVC flag on its command line, and the kernel
+launch symbols its objects need from the CUDA runtime.  g++ 12 prints a failed ``static_assert`` on
+the torch version the way a package's version check does."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from .conftest import ROWS
+from .conftest import corpus_lines as _lines
+from .conftest import diagnose_list as _diag
+
+
+def _nvcc() -> str:
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("no nvcc on this machine")
+    return nvcc
+
+
+def _causes(d) -> list[tuple[str, float]]:
+    return [(c.cause_id, c.confidence) for c in d.causes]
+
+
+@pytest.mark.parametrize("flag", ["/wd4819", "/MD", "/EHsc"])
+def test_an_msvc_flag_passed_to_nvcc_unwrapped(tmp_path, flag):
+    """Real nvcc takes an MSVC flag that reached it without -Xcompiler (LibTorch's targets carried
+    them in their compile options: pytorch/pytorch#54174) for a second input file."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k() {}\n")
+    p = subprocess.run(
+        [_nvcc(), "-c", str(src), "-o", str(tmp_path / "k.o"), flag], capture_output=True, text=True, check=False
+    )
+    assert p.returncode != 0
+    assert "A single input file is required for a non-link phase" in p.stdout + p.stderr
+    d = _diag((p.stdout + p.stderr).splitlines())
+    assert d.root.cause_id == "nvcc_unknown_host_flag", _causes(d)
+    assert d.root.confidence >= 0.7
+    assert (
+        _diag(_lines("nvcc-libtorch-windows-msvc-interface-flags-to-nvcc.log")).root.cause_id
+        == (ROWS["nvcc-libtorch-windows-msvc-interface-flags-to-nvcc.log"]["cause"])
+    )
+
+
+def test_a_package_static_assert_on_the_libtorch_version(tmp_path):
+    """Real g++ on a compile-time check like torch.rb's (ankane/torch.rb#34: the gem requires
+    LibTorch 1.11, the headers found say 1.9), and clang's wording from the batch 29 dev log."""
+    src = tmp_path / "utils.cpp"
+    src.write_text(
+        "#define TORCH_VERSION_MAJOR 1\n#define TORCH_VERSION_MINOR 9\n"
+        "static_assert(TORCH_VERSION_MAJOR == 1 && TORCH_VERSION_MINOR == 11, "
+        '"Incompatible LibTorch version");\n'
+    )
+    p = subprocess.run(
+        ["g++", "-c", str(src), "-o", str(tmp_path / "u.o")], capture_output=True, text=True, check=False
+    )
+    assert p.returncode != 0 and "static assertion failed: Incompatible LibTorch version" in p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "torch_extension_mismatch", (p.stderr, _causes(d))
+    d = _diag(_lines("cxx-torch-rb-gem-incompatible-libtorch-version.log"))
+    assert d.root.cause_id == "torch_extension_mismatch", _causes(d)
+    # a static_assert that is not about torch's version is not this cause
+    d = _diag(["a.cpp:3:1: error: static assertion failed: sizeof(long) == 8"])
+    assert d.root.cause_id != "torch_extension_mismatch", _causes(d)
+
+
+def test_kernel_launch_symbols_missing_from_an_older_cuda_runtime(tmp_path):
+    """Real nvcc 13: an object with a kernel launch needs __cudaPushCallConfiguration and
+    __cudaPopCallConfiguration from the CUDA runtime.  A module whose import cannot find them was
+    compiled by a newer nvcc than the runtime it is loaded with (the batch 30 dev log: the
+    maintainer names the torch CUDA / toolkit difference)."""
+    src = tmp_path / "l.cu"
+    src.write_text("__global__ void k() {}\nvoid launch() { k<<<1, 1>>>(); }\n")
+    obj = tmp_path / "l.o"
+    subprocess.run([_nvcc(), "-c", str(src), "-o", str(obj)], check=True, capture_output=True)
+    nm = subprocess.run(["nm", str(obj)], capture_output=True, text=True, check=True).stdout
+    needed = {line.split()[-1] for line in nm.splitlines() if line.split()[:1] == ["U"]}
+    assert {"__cudaPushCallConfiguration", "__cudaPopCallConfiguration"} <= needed
+    for sym in ("__cudaPushCallConfiguration", "__cudaPopCallConfiguration"):
+        d = _diag(["Traceback (most recent call last):", f"ImportError: /x/ops/_ext.so: undefined symbol: {sym}"])
+        assert d.root.cause_id == "cuda_version_mismatch", _causes(d)
+    name = "import-mask-rcnn-pytorch-nms-ffi-cudapopcallconfiguration.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "cuda_version_mismatch"
+
+
+def test_a_torch_macro_called_with_another_versions_arguments(tmp_path):
+    """Real g++: torch's AT_ASSERT took one argument after torch 0.4.1 (mapillary/inplace_abn#32,
+    the batch 31 dev log), and a TORCH_ macro given too few arguments: both are a torch API that
+    changed under the code."""
+    src = tmp_path / "m.cpp"
+    src.write_text(
+        "#define AT_ASSERT(cond) (void)(cond)\n#define TORCH_CHECK_EQ(a, b) (void)((a) == (b))\n"
+        'void f(int x) { AT_ASSERT(x, "msg"); }\nvoid g(int x) { TORCH_CHECK_EQ(x); }\n'
+    )
+    p = subprocess.run(
+        ["g++", "-c", str(src), "-o", str(tmp_path / "m.o")], capture_output=True, text=True, check=False
+    )
+    errors = [line for line in p.stderr.splitlines() if "error: macro" in line]
+    assert len(errors) == 2, p.stderr
+    for line in errors:
+        d = _diag([line])
+        assert d.root.cause_id == "torch_api_removed", (line, _causes(d))
+    name = "jit-inplace-abn-at-assert-macro-torch041.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "torch_api_removed"
+    # the project's own macro is not torch's API
+    d = _diag(['a.cpp:3:34: error: macro "MY_ASSERT" passed 2 arguments, but takes just 1'])
+    assert d.root.cause_id != "torch_api_removed", _causes(d)
