@@ -111,3 +111,29 @@ def test_a_torch_macro_called_with_another_versions_arguments(tmp_path):
     # the project's own macro is not torch's API
     d = _diag(['a.cpp:3:34: error: macro "MY_ASSERT" passed 2 arguments, but takes just 1'])
     assert d.root.cause_id != "torch_api_removed", _causes(d)
+
+
+@pytest.mark.parametrize("header", ["hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip/hip_fp16.h"])
+def test_hip_headers_missing_is_rocm_not_found(tmp_path, header):
+    """Real g++ on a HIP include without ROCm (this machine has none): the ROCm toolkit is not found
+    (agrocylo/bitsandbytes-rocm#1, the batch 33 dev log: ROCM_HOME unset)."""
+    src = tmp_path / "ops.cpp"
+    src.write_text(f"#include <{header}>\n")
+    p = subprocess.run(
+        ["g++", "-c", str(src), "-o", str(tmp_path / "o.o")], capture_output=True, text=True, check=False
+    )
+    assert p.returncode != 0 and f"{header}: No such file or directory" in p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "cuda_toolkit_not_found", (p.stderr, _causes(d))
+    name = "bitsandbytes-rocm-make-hip-rocm-home-unset-hip-runtime-api-h.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+def test_windows_procedure_not_found_in_chinese_is_the_extension_mismatch():
+    """ERROR_PROC_NOT_FOUND in a zh-CN Windows' words (open-mmlab/mmtracking#482, the batch 34 dev
+    log: an mmcv-full build for another torch was imported) is the English message's cause, not the
+    any-language 'DLL load failed' of a missing DLL ('找不到指定的模块', module not found)."""
+    name = "msvc-mmtracking-mmcv-ext-duplicate-install-procedure-not-found.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "torch_extension_mismatch"
+    d = _diag(["ImportError: DLL load failed while importing _C: 找不到指定的模块。"])
+    assert d.root.cause_id == "shared_library_not_found", _causes(d)
