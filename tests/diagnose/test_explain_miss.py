@@ -98,7 +98,10 @@ def test_a_missing_header_drafts_a_headers_toml_row_that_names_the_cause():
     from torchbuild.decisions.diagnose.signatures import header_signature
 
     line = '../src/HostDeviceCommon/Math.h(11): catastrophic error: cannot open source file "hip/hip_runtime.h"'
-    d = diagnose_lines([(1, line)])
+    # headers.toml has a row for HIP headers since (ROCm not found, below 0.7): without it, as here
+    # before, this header is one no row knows
+    known = tuple(s for s in load_signatures() if s.id != "hip-header-missing")
+    d = diagnose_lines([(1, line)], signatures=known)
     assert d.root.cause_id == "unknown"
     ex = explain_miss(d)
     assert ex.draft_file.endswith("knowledge/data/headers.toml") and ex.draft.startswith("[[header]]")
@@ -112,7 +115,7 @@ def test_a_missing_header_drafts_a_headers_toml_row_that_names_the_cause():
     sig = header_signature(tomllib.loads(filled)["header"][0])
     assert sig.anchor in line
     for other in (line, "x.cpp:11:10: fatal error: hip/hip_runtime.h: No such file or directory"):
-        d2 = diagnose_lines([(1, other)], signatures=(sig, *load_signatures()))
+        d2 = diagnose_lines([(1, other)], signatures=(sig, *known))
         assert d2.root.signature == "hip-runtime-header-missing" and d2.root.values["header"] == "hip/hip_runtime.h"
     out = _run("--explain-miss", "--json", str(CORPUS / "nvcc-arch30-nccl-pytorch-build.log"))
     draft_file = json.loads(out)["draft_file"]  # not a header: the file of the closest signature's family

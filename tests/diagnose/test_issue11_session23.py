@@ -137,3 +137,48 @@ def test_windows_procedure_not_found_in_chinese_is_the_extension_mismatch():
     assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "torch_extension_mismatch"
     d = _diag(["ImportError: DLL load failed while importing _C: 找不到指定的模块。"])
     assert d.root.cause_id == "shared_library_not_found", _causes(d)
+
+
+def _python_import_error(tmp_path, dep_code: str, user_code: str) -> list[str]:
+    """Run the real interpreter on two packages of ``tmp_path`` (``dep`` and ``user``) and return
+    the lines of its traceback."""
+    import sys
+
+    for name, code in (("dep", dep_code), ("user", user_code)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(code)
+    p = subprocess.run([sys.executable, "-c", "import user"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert p.returncode != 0
+    return p.stderr.splitlines()
+
+
+def test_a_name_missing_from_another_installed_package_is_a_version_conflict(tmp_path):
+    """Real Python 3.11: package ``user`` imports a name that the installed ``dep`` does not define
+    ("cannot import name 'Missing' from 'dep' (...)"), the shape of Pillow 7 without PILLOW_VERSION
+    under an old torchvision (allenai/allenact#74, batch 38 dev).  It is a fallback: below 0.7, and
+    only when nothing else in the log explains the error."""
+    lines = _python_import_error(tmp_path, "Present = 1\n", "from dep import Missing\n")
+    assert any("cannot import name 'Missing' from 'dep'" in line for line in lines), lines
+    d = _diag(lines)
+    assert d.root.cause_id == "dependency_version_conflict", _causes(d)
+    assert d.root.confidence < 0.7
+    name = "import-allenact-old-torchvision-pillow7-pillow-version.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "dependency_version_conflict"
+
+
+def test_a_circular_import_is_not_a_version_conflict(tmp_path):
+    """Real Python 3.11: a module that imports from a package that is still initializing (a file named
+    like a package, or a circular import) says "partially initialized module": not two versions."""
+    lines = _python_import_error(tmp_path, "from user import x\ny = 1\n", "from dep import y\nx = 1\n")
+    assert any("partially initialized module" in line for line in lines), lines
+    d = _diag(lines)
+    assert d.root.cause_id != "dependency_version_conflict", _causes(d)
+
+
+def test_a_build_warning_before_the_import_error_is_preferred_to_the_fallback():
+    """The nerfstudio/gsplat dev log (batch 14): torch's extension builder could not run cl, then the
+    package's compiled module cannot be imported.  The compiler line before the error explains it;
+    the import's generic reading (a version conflict) does not win over it."""
+    name = "msvc-gsplat-nerfstudio-jit-where-cl-conda.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "compiler_missing", _causes(d)

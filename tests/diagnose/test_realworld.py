@@ -94,8 +94,10 @@ def test_accuracy_on_real_logs_stays_at_the_floor():
             if c["cause_id"] != "unknown" and c["confidence"] >= 0.7:
                 wrong_high.append(misses[-1])
     n = len(ROWS)
-    assert (n - len(misses)) / n >= ACCURACY_FLOOR, misses
-    assert len(wrong_high) / n <= WRONG_HIGH_CEILING, wrong_high
+    # counts only: the names and labels of held-out logs must not be printed (a blind batch stays
+    # unread until its measurement); `python benchmarks/eval_diagnose.py --blind-from N` lists the misses
+    assert (n - len(misses)) / n >= ACCURACY_FLOOR, f"{n - len(misses)}/{n} right first cause"
+    assert len(wrong_high) / n <= WRONG_HIGH_CEILING, f"{len(wrong_high)}/{n} confidently wrong"
 
 
 def test_a_hint_line_is_never_the_first_error():

@@ -321,6 +321,23 @@ def delocalize(text: str) -> str:
     return rx.sub(lambda m: table[m.group(0)], text)
 
 
+@functools.lru_cache(maxsize=1)
+def gate() -> tuple[str, ...]:
+    """:data:`GATE` and the ASCII translations of knowledge/data/localized.toml (``ascii`` rows,
+    without the ": " they may start with): "bash: nvcc: orden no encontrada" or "cat: x.h: Datei
+    oder Verzeichnis nicht gefunden" is examined like its English form.  A new ASCII row of that
+    file extends the gate by itself.
+
+    :returns: the words (case-sensitive substrings) one of which a line must contain to be examined.
+    """
+    words = {
+        r["localized"].strip(" :.")
+        for r in rows("localized", "text")
+        if r.get("ascii") and r["english"] != "warning: "  # a warning is never the failure
+    }
+    return GATE + tuple(sorted(w for w in words if w and not any(g in w for g in GATE)))
+
+
 def delocalize_ascii(text: str) -> str:
     """``text`` (an ASCII line that looks like an error) with the translated tool messages that
     are themselves ASCII put back in English: "error fatal: cuda_runtime.h: No existe el fichero o

@@ -18,10 +18,10 @@ from .classify import (
     _SUMMARY,
     _WARNING,
     _WRAP_PAD,
-    GATE,
     _is_error_not_command,
     _kind,
     delocalize_ascii,
+    gate,
     normalize,
     unframe,
 )
@@ -59,7 +59,7 @@ class Scanner:
     def __init__(self, signatures: Sequence[Signature] | None = None, *, all_failures: bool = False) -> None:
         self.sigs = tuple(signatures) if signatures is not None else load_signatures()
         self.all_failures = all_failures
-        self._gate = GATE
+        self._gate = gate()
         self.events: list[_Event] = []
         self.events_dropped = 0
         self.steps: list[Step] = []

@@ -114,8 +114,10 @@ class Diagnoser(Scanner):
             else:
                 near = [h for h in self.hints if first.line - HINT_BEFORE <= h.line < end]
                 if near:
-                    # the closest hint before the first error (else the first after it)
-                    before = [h for h in near if h.line <= first.line]
+                    # the closest hint before the first error, else a fallback reading of the error line
+                    # itself ("cannot import name X from Y"), else the first hint after it: a line
+                    # before the error is context that explains it, the line's own reading is generic
+                    before = [h for h in near if h.line < first.line] or [h for h in near if h.line == first.line]
                     ev = before[-1] if before else near[0]
                     c = self._cause(ev, min(ev.sig.confidence, HINT_CAP))  # type: ignore[union-attr]
                     causes.append(c)
