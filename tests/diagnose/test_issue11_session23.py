@@ -182,3 +182,64 @@ def test_a_build_warning_before_the_import_error_is_preferred_to_the_fallback():
     name = "msvc-gsplat-nerfstudio-jit-where-cl-conda.log"
     d = _diag(_lines(name))
     assert d.root.cause_id == ROWS[name]["cause"] == "compiler_missing", _causes(d)
+
+
+def test_an_empty_add_subdirectory_is_a_submodule_not_checked_out(tmp_path):
+    """Real CMake: add_subdirectory() of a directory without its CMakeLists.txt (intel/ideep#20, the
+    batch 40 dev log: mkl-dnn, a submodule, not cloned), whatever the directory is called."""
+    if shutil.which("cmake") is None:
+        pytest.skip("no cmake on this machine")
+    src = tmp_path / "src"
+    (src / "mkl-dnn").mkdir(parents=True)
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(p NONE)\nadd_subdirectory(mkl-dnn)\n"
+    )
+    p = subprocess.run(
+        ["cmake", "-S", str(src), "-B", str(tmp_path / "build")], capture_output=True, text=True, check=False
+    )
+    assert p.returncode != 0 and "does not contain a CMakeLists.txt file" in p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "submodule_missing", (p.stderr, _causes(d))
+    name = "cmake-ideep-mkl-dnn-submodule-not-cloned.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+@pytest.mark.parametrize(
+    ("header", "cause"),
+    [
+        ("c10/util/NotInThisTorch.h", "torch_extension_mismatch"),
+        ("ATen/native/NotInThisTorch.h", "torch_extension_mismatch"),
+        ("THC/THC.h", "torch_api_removed"),  # the removed THC keeps its own row
+    ],
+)
+def test_a_header_inside_torch_that_this_torch_lacks(tmp_path, header, cause):
+    """Real g++ on an #include of a header under c10/, ATen/ or torch/csrc/ that the torch found does
+    not ship (open-mmlab/mmcv#2218, the batch 39 dev log: c10/util/CallOnce.h under torch 1.12): code
+    written for another torch version, below 0.7 (newer or older torch, the line cannot say)."""
+    src = tmp_path / "op.cpp"
+    src.write_text(f"#include <{header}>\n")
+    p = subprocess.run(
+        ["g++", "-c", str(src), "-o", str(tmp_path / "o.o")], capture_output=True, text=True, check=False
+    )
+    assert p.returncode != 0 and f"{header}: No such file or directory" in p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == cause, (p.stderr, _causes(d))
+    if cause == "torch_extension_mismatch":
+        assert d.root.confidence < 0.7
+    name = "macos-mmcv-mps-callonce-header-missing-torch112.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "import-torchaudio-io-ffmpeg-libraries-not-found-nightly.log",
+        "ci-autogptq-wheel-built-on-ubuntu2204-glibc232.log",
+    ],
+)
+def test_batch_36_and_41_dev_logs(name):
+    """torchaudio's own 'FFmpeg libraries are not found' (pytorch/audio#2925) is the shared libraries
+    missing; glibc's loader line cut after the version ("libc.so.6: version `GLIBC_2.32'",
+    AutoGPTQ/AutoGPTQ#272) is still a glibc too old."""
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"], _causes(d)
