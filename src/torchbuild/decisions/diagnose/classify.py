@@ -172,7 +172,7 @@ def _ci_stamp(space: str) -> str:
 
 _PREFIX = re.compile(
     r"^(?:\ufeff)?" + _ci_stamp(r"\s*") + r"(?:>\s)*"  # a quoted reply on GitHub ("> Traceback ...")
-    r"[\s│║┃|]*(?:╰─>\s*)?"
+    r"[\s│║┃|]*(?:╰─>\s*)?(?:>\s+)*"  # a quoted paste inside pip's frame, or the frame inside a quote
 )
 
 _WRAP_PAD = re.compile(r"(?<=\S) {8,}(?=\S)")
@@ -282,7 +282,7 @@ _COMMANDISH = re.compile(
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: The frame around a line, without the indentation after it: a CI timestamp or docker step,
 #: GitHub's quote markers, pip's ``│`` (a CMake message's continuation lines keep their indent).
-_FRAME = re.compile(r"^(?:\ufeff)?" + _ci_stamp(r"\s?") + r"(?:> ?)*(?:\s*[│║┃] ?)?")
+_FRAME = re.compile(r"^(?:\ufeff)?" + _ci_stamp(r"\s?") + r"(?:> ?)*(?:\s*[│║┃] ?(?:> ?)*)?")
 
 
 def strip_ansi(text: str) -> str:
