@@ -243,3 +243,53 @@ def test_batch_36_and_41_dev_logs(name):
     AutoGPTQ/AutoGPTQ#272) is still a glibc too old."""
     d = _diag(_lines(name))
     assert d.root.cause_id == ROWS[name]["cause"], _causes(d)
+
+
+def test_nvcc_cannot_parse_a_host_standard_library_header(tmp_path):
+    """Real nvcc 13: an error inside a header under c++/<version>/ is printed in the EDG front end's
+    'file(line): error:' form (here a type_traits whose C++17 variable templates nvcc rejects, like
+    CUDA 9's nvcc with GCC 7's <type_traits>: HawkAaron/warp-transducer#91, the batch 44 dev log).
+    A template error from user code inside a standard header is not this cause."""
+    inc = tmp_path / "inc" / "c++" / "7.3.0"
+    inc.mkdir(parents=True)
+    (inc / "type_traits").write_text(
+        "namespace std {\n  template<class... B> inline constexpr bool conjunction_v = conjunction<B...>::value;\n}\n"
+    )
+    src = tmp_path / "t.cu"
+    src.write_text("#include <c++/7.3.0/type_traits>\n__global__ void k() {}\n")
+    p = subprocess.run(
+        [_nvcc(), "-I", str(tmp_path / "inc"), "-c", str(src), "-o", str(tmp_path / "t.o")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = (p.stdout + p.stderr).splitlines()
+    assert p.returncode != 0 and any(
+        'c++/7.3.0/type_traits(2): error: "constexpr" is not valid here' in x for x in lines
+    )
+    d = _diag([x for x in lines if '"constexpr" is not valid here' in x])
+    assert d.root.cause_id == "nvcc_host_stdlib_incompatible", (lines, _causes(d))
+    name = "cmake-warp-transducer-nvcc-type-traits-conjunction-v-host-gcc.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+    d = _diag(['/usr/include/c++/12/bits/unique_ptr.h(90): error: no instance of overloaded function "f" matches'])
+    assert d.root.cause_id != "nvcc_host_stdlib_incompatible", _causes(d)
+
+
+def test_a_missing_module_of_a_present_package_is_not_a_confident_missing_dependency(tmp_path):
+    """Real Python 3.11: 'No module named pkg._ext' while pkg itself imports (its compiled part never
+    built, or a source folder shadowing it: HawkAaron/warp-transducer#33, the batch 44 dev log) is
+    named below 0.7, since installing the package is rarely the fix; a missing top-level module keeps
+    its confident reading."""
+    import sys
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    for code, confident in (("import pkg._ext", False), ("import no_such_module_xyz", True)):
+        p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False)
+        d = _diag(p.stderr.splitlines())
+        # the package's own module may also be read as Python started in its source folder
+        expected = (
+            {"python_dependency_missing"} if confident else {"python_dependency_missing", "import_from_source_dir"}
+        )
+        assert d.root.cause_id in expected, (p.stderr, _causes(d))
+        assert (d.root.confidence >= 0.7) == confident, _causes(d)
