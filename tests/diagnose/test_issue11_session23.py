@@ -293,3 +293,32 @@ def test_a_missing_module_of_a_present_package_is_not_a_confident_missing_depend
         )
         assert d.root.cause_id in expected, (p.stderr, _causes(d))
         assert (d.root.confidence >= 0.7) == confident, _causes(d)
+
+
+def test_a_pybind11_caster_of_a_torch_type_missing_is_the_extension_mismatch():
+    """pybind11's type_caster<at::Tensor> is compiled into libtorch_python (read with pyelftools from
+    the installed torch, when there is one), so an extension that needs it from another torch fails
+    on it like on any torch symbol (pytorch/rl#1308, the batch 45 dev log, macOS's dyld)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("torch")
+    if spec is not None and spec.origin:
+        from elftools.elf.elffile import ELFFile
+
+        lib = Path(spec.origin).parent / "lib" / "libtorch_python.so"
+        with open(lib, "rb") as f:
+            names = {s.name for s in ELFFile(f).get_section_by_name(".dynsym").iter_symbols()}
+        caster = sorted(n for n in names if n.startswith("_ZN8pybind116detail11type_casterIN2at6TensorE"))
+        assert caster, "libtorch_python exports no type_caster<at::Tensor>"
+        symbol = caster[0]
+    else:
+        symbol = "_ZN8pybind116detail11type_casterIN2at6TensorEvE4castERKS3_NS_19return_value_policyENS_6handleE"
+    for line in (
+        f"ImportError: /x/site-packages/ext/_C.cpython-311-x86_64-linux-gnu.so: undefined symbol: {symbol}",
+        f"ImportError: dlopen(/x/site-packages/ext/_C.so, 0x0002): Symbol not found: _{symbol}",
+    ):
+        d = _diag([line])
+        assert d.root.cause_id == "torch_extension_mismatch", (line, _causes(d))
+    name = "import-torchrl-macos-torchrl-so-symbol-not-found-old-torch.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
