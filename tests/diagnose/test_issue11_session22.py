@@ -233,11 +233,12 @@ def test_nvcc_pointed_at_a_host_compiler_that_does_not_exist(tmp_path):
 def test_prebuilt_extension_for_another_cuda_is_the_extension_mismatch(name):
     """Batch 23 and 25 dev logs: torchvision's or torch_sparse's own check ("compiled with different
     CUDA versions") at import, with no build in the log: a prebuilt binary for another CUDA build of
-    torch, whose fix is the matching build of the extension."""
+    torch, whose fix is the matching build of the extension.  Below 0.7 since session 23, with the
+    toolkit that built it second: two of the six such threads (batches 16 and 37) judged the toolkit."""
     assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] in (23, 25)
     d = _diag(_lines(name))
     assert d.root.cause_id == "torch_extension_mismatch", [(c.cause_id, c.confidence) for c in d.causes]
-    assert d.root.confidence >= 0.7
+    assert d.root.confidence < 0.7 and d.causes[1].cause_id == "cuda_version_mismatch"
 
 
 def test_extension_compiled_here_for_another_cuda_is_the_toolkit():

@@ -159,9 +159,10 @@ def _extension_compiled_for_other_cuda(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
     """ "PyTorch and X were compiled with different CUDA versions" is a prebuilt X made for another CUDA
-    build of torch (the signature's cause: install the matching X), unless the log shows X compiled here
-    (pip's "Building wheel for X", setuptools' "building 'X._C' extension", or torch's cpp_extension
-    comparing nvcc's CUDA with torch's): then the toolkit that compiled it is the root. Sources:
+    build of torch (the signature's cause, below 0.7: install the matching X; the toolkit that built X is
+    listed second, as two of six such threads judged it, e.g. malllabiisc/CompGCN#23), unless the log
+    shows X compiled here (pip's "Building wheel for X", setuptools' "building 'X._C' extension", or
+    torch's cpp_extension comparing nvcc's CUDA with torch's): then the toolkit that compiled it is the root. Sources:
     mathmanu/edgeai-torchvision#18 (torchvision built from source with the system's CUDA 11.7 against
     torch for 11.3), rusty1s/pytorch_sparse#49 (a prebuilt torch_sparse for CUDA 10.0; the +cu101
     wheels fixed it)."""
@@ -169,7 +170,19 @@ def _extension_compiled_for_other_cuda(
         return None
     ext = root.values.get("ext", "")
     if not (ctx.cuda_compared or ext.lower() in ctx.built):
-        return None
+        second = _as(
+            root,
+            "cuda_version_mismatch",
+            0.5,
+            f"{ext} may also have been built here earlier with a CUDA toolkit other than torch's (CUDA_HOME or the "
+            "first nvcc on PATH), not installed as a prebuilt binary.",
+            f"Rebuild {ext} with the toolkit of torch's CUDA (CUDA_HOME=/usr/local/cuda-<torch.version.cuda>).",
+            "https://github.com/malllabiisc/CompGCN/issues/23",
+        )
+        return [root, second, *rest], [
+            f"The log does not show how {ext} was installed: a prebuilt binary for another CUDA build of torch "
+            "(the usual case) or a build with another CUDA toolkit; both are listed."
+        ]
     first = _as(
         root,
         "cuda_version_mismatch",
