@@ -364,3 +364,38 @@ def test_a_required_library_cmake_cannot_find(tmp_path):
     assert d.root.cause_id == "system_library_missing" and d.root.confidence < 0.7, (p.stderr, _causes(d))
     name = "configure-pytorch-windows-source-use-distributed-libuv-not-found.log"
     assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+def test_an_installed_cmake_package_missing_a_library_it_names(tmp_path):
+    """Real CMake: a package installed with install(EXPORT) (the shape of torch's Caffe2Targets.cmake)
+    whose library file is gone afterwards; a project that uses it stops at configure with "The imported
+    target "c10" references the file ... but this file does not exist" (msys2/MINGW-packages#29928, the
+    batch 52 dev log: a package that did not ship the files its targets name).  Read after the
+    measurement: two held-out logs of batch 52 failed the same way."""
+    if shutil.which("cmake") is None or shutil.which("ninja") is None:
+        pytest.skip("needs cmake and ninja")
+    lib, inst, user = tmp_path / "lib", tmp_path / "inst", tmp_path / "user"
+    lib.mkdir()
+    user.mkdir()
+    (lib / "c10.cpp").write_text("int c10_f() { return 1; }\n")
+    (lib / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(c10lib CXX)\nadd_library(c10 SHARED c10.cpp)\n"
+        "install(TARGETS c10 EXPORT Caffe2Targets LIBRARY DESTINATION lib)\n"
+        "install(EXPORT Caffe2Targets DESTINATION share/cmake/Caffe2)\n"
+    )
+    for cmd in (
+        ["cmake", "-S", str(lib), "-B", str(lib / "b"), "-G", "Ninja", f"-DCMAKE_INSTALL_PREFIX={inst}"],
+        ["cmake", "--build", str(lib / "b")],
+        ["cmake", "--install", str(lib / "b")],
+    ):
+        subprocess.run(cmd, check=True, capture_output=True)
+    (inst / "lib" / "libc10.so").unlink()
+    (user / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(u NONE)\n"
+        f"include({inst.as_posix()}/share/cmake/Caffe2/Caffe2Targets.cmake)\n"
+    )
+    p = subprocess.run(["cmake", "-S", str(user), "-B", str(user / "b")], capture_output=True, text=True, check=False)
+    assert p.returncode != 0 and 'The imported target "c10" references the file' in p.stderr
+    d = _diag((p.stdout + p.stderr).splitlines())
+    assert d.root.cause_id == "system_library_missing", (p.stderr, _causes(d))
+    assert d.root.values["target"] == "c10" and d.root.values["path"].endswith("libc10.so")
