@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -399,3 +400,40 @@ def test_an_installed_cmake_package_missing_a_library_it_names(tmp_path):
     d = _diag((p.stdout + p.stderr).splitlines())
     assert d.root.cause_id == "system_library_missing", (p.stderr, _causes(d))
     assert d.root.values["target"] == "c10" and d.root.values["path"].endswith("libc10.so")
+
+
+def test_ptx_too_new_for_the_driver_jit_or_for_the_toolkit_ptxas(tmp_path):
+    """Real ptxas 13 names its input file ("ptxas v.ptx, line 2; fatal : Unsupported .version"): the
+    toolkit's ptxas is older than the PTX, a toolkit too old.  The driver's JIT names in-memory PTX
+    "application ptx input" (googlecolab/colabtools#5081, batch 53 held-out, read after the
+    measurement: numba's CUDA 12.5 PTX on a driver for 12.4): the driver is too old."""
+    ptxas = shutil.which("ptxas") or str(Path(_nvcc()).resolve().parent / "ptxas")
+    ptx = tmp_path / "v.ptx"
+    ptx.write_text("//\n.version 9.9\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n")
+    p = subprocess.run(
+        [ptxas, "-arch=sm_80", str(ptx), "-o", str(tmp_path / "v.cubin")], capture_output=True, text=True
+    )
+    assert p.returncode != 0 and "Unsupported .version 9.9" in p.stdout + p.stderr
+    d = _diag((p.stdout + p.stderr).splitlines())
+    assert d.root.cause_id == "cuda_toolkit_too_old", _causes(d)
+    name = "runtime-colab-numba-cuda-ptx-85-driver-supports-124.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "cuda_driver_too_old", _causes(d)
+
+
+def test_a_cuda_library_of_torch_missing_beside_a_listed_cpu_torch():
+    """openmm/openmm-torch#94 (batch 45 held-out, read after the measurement): conda paired the CUDA
+    build of the plugin with a CPU-only pytorch ("pytorch 1.13.1 cpu_py311h410fd25_0"), and the import
+    misses libtorch_cuda.so.  The conda list's "openmm-torch 1.0rc1" is not torch's version (it was read
+    as torch 1.0 before, which made the module one 'for torch 1.5 or newer')."""
+    from torchbuild.decisions.diagnose_context import ContextCollector
+
+    name = "import-openmm-torch-conda-cuda-plugin-with-cpu-pytorch.log"
+    ctx = ContextCollector()
+    for line in _lines(name):
+        ctx.feed(line.strip())
+    assert ctx.ctx.torch_versions == ["1.13.1"] and ctx.ctx.torch_cpu_build
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "torch_cpu_only", _causes(d)
+    pip = ["torch==2.1.0+cpu", "ImportError: libc10_cuda.so: cannot open shared object file: No such file or directory"]
+    assert _diag(pip).root.cause_id == "torch_cpu_only"

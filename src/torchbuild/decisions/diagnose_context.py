@@ -54,10 +54,16 @@ _ANCHORS = (
     "The detected CUDA version",
 )
 _TORCH_VER = re.compile(
-    r"(?:\btorch(?:==|-|\s+version[:\s]+|\s+)|PyTorch version:\s*|^pytorch\s+"
+    # torch itself, not a package named after it ("openmm-torch 1.0rc1" in a conda list)
+    r"(?:(?<![\w-])torch(?:==|-|\s+version[:\s]+|\s+)|PyTorch version:\s*|^pytorch\s+"
     # an issue template's field: "pytorch version: 1.4", "- PyTorch Version (e.g., 1.0): 1.7", "Pytorch: 1.9.1"
     r"|(?i:^\W*(?:py)?torch(?:\s+version)?(?:\s*\([^)]*\))?\s*[:=]\s*))"
     r"(?P<v>\d+\.\d+(?:\.\d+)?(?:[+.\w]*)?)"
+)
+#: A CPU-only build of torch listed: conda's build string ("pytorch  1.13.1  cpu_py311h410fd25_0"), a pip
+#: version with the +cpu local tag ("torch==2.1.0+cpu", "torch 2.1.0+cpu").
+_TORCH_CPU_BUILD = re.compile(
+    r"^(?:py)?torch\s+\d+\.\d+\S*\s+cpu_|(?<![\w-])torch(?:==|-|\s+)\d+\.\d+(?:\.\d+)?\+cpu\b"
 )
 _CONDA_FORGE_TORCH = re.compile(r"^(?:lib)?(?:py)?torch\s+\d+\.\d+\S*\s+\S*\s+conda-forge\b")
 _CUDA_VER = re.compile(
@@ -109,6 +115,8 @@ class LogContext:
     :param torch_versions: torch versions printed (``2.4.0``, ``1.10.0+cu111``).
     :param torch_conda_forge: a conda-forge build of torch is listed (built with the
         new C++ ABI, unlike pip wheels before torch 2.7).
+    :param torch_cpu_build: a CPU-only build of torch is listed (conda's ``cpu_py311...`` build string,
+        pip's ``+cpu`` version).
     :param cuda_versions: CUDA versions mentioned (``11.8``; ``+cu118`` is ``11.8``).
     :param nvcc_versions: CUDA versions of the toolkit that compiles: what nvcc printed (``nvcc -V``:
         "Cuda compilation tools, release 11.5, V11.5.119" gives ``11.5``) or what PyTorch's configure
@@ -137,6 +145,7 @@ class LogContext:
 
     torch_versions: list[str] = field(default_factory=list)
     torch_conda_forge: bool = False
+    torch_cpu_build: bool = False
     cuda_versions: list[str] = field(default_factory=list)
     nvcc_versions: list[str] = field(default_factory=list)
     gcc_majors: list[int] = field(default_factory=list)
@@ -178,6 +187,8 @@ class ContextCollector:
                 _add(c.torch_versions, m.group("v"))
             if "conda-forge" in body and _CONDA_FORGE_TORCH.search(body):
                 c.torch_conda_forge = True
+            if "cpu" in body and _TORCH_CPU_BUILD.search(body):
+                c.torch_cpu_build = True
             if len(c.torch_imports) < MAX_FACTS:
                 m = _TORCH_IMPORT.search(body) or _TORCH_INIT_IPY.search(body)
                 if m:

@@ -260,6 +260,24 @@ def _library_of_other_build(
         # LD_LIBRARY_PATH: hasktorch), or the module was built for a torch that had a library this
         # one lacks (torchlars built for torch >= 1.5 on torch 1.4); one line cannot tell which.
         m = _TORCH_SO.search(root.values.get("lib", ""))
+        if m and "_cuda" in m.group("lib") and ctx.torch_cpu_build and not ctx.rocm:
+            # a CUDA library of torch missing while the log lists a CPU-only build of torch (conda's
+            # cpu_py... build string, pip's +cpu): a module built for a CUDA torch on a CPU torch
+            # (openmm/openmm-torch: conda paired the CUDA plugin with a CPU pytorch)
+            cpu = _as(
+                root,
+                "torch_cpu_only",
+                0.75,
+                f"The module was built against a CUDA torch and needs {m.group('lib')}, and the torch installed "
+                "is a CPU-only build (listed in the log), which has no CUDA libraries.",
+                "Install a CUDA build of torch (pip install torch --index-url "
+                "https://download.pytorch.org/whl/<cuXYZ>, or conda's CUDA build of pytorch), or the module's "
+                "CPU build.",
+                "https://github.com/openmm/openmm-torch/issues/94",
+            )
+            return [cpu, _cap(root, UNDECIDED_CAP - 0.05), *rest], [
+                "The log lists a CPU-only torch: the CUDA library the module needs is not part of it."
+            ]
         older = [v for v in ctx.torch_versions if _before_split(v)]
         if m and m.group("lib").startswith(("libtorch_cpu.", "libtorch_cuda.")) and older:
             # torch 1.5 split libtorch.so into libtorch_cpu.so and libtorch_cuda.so
