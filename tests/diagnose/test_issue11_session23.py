@@ -437,3 +437,29 @@ def test_a_cuda_library_of_torch_missing_beside_a_listed_cpu_torch():
     assert d.root.cause_id == ROWS[name]["cause"] == "torch_cpu_only", _causes(d)
     pip = ["torch==2.1.0+cpu", "ImportError: libc10_cuda.so: cannot open shared object file: No such file or directory"]
     assert _diag(pip).root.cause_id == "torch_cpu_only"
+
+
+def test_a_torch_symbol_missing_from_torchs_jit_cache_is_a_stale_build(tmp_path, monkeypatch):
+    """huggingface/transformers#18868 (batch 31 held-out, read after the measurement): DeepSpeed's
+    fused_adam.so, JIT-built into ~/.cache/torch_extensions by an earlier torch, misses a c10 symbol.
+    The folder torch's JIT builds in is named by the installed torch's own cpp_extension (read here when
+    torch is installed): Python and CUDA versions only, so an upgraded torch finds the old build."""
+    folder = "/github/home/.cache/torch_extensions/py38_cu113/fused_adam"
+    try:
+        from torch.utils import cpp_extension
+    except ImportError:
+        pass
+    else:
+        monkeypatch.delenv("TORCH_EXTENSIONS_DIR", raising=False)
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+        folder = cpp_extension._get_build_directory("fused_adam", False)
+        assert "torch_extensions" in folder
+    line = f"ImportError: {folder}/fused_adam.so: undefined symbol: _ZN3c104impl8GPUTrace13gpuTraceStateE"
+    d = _diag([line])
+    assert [c.cause_id for c in d.causes[:2]] == ["stale_build_dir", "torch_extension_mismatch"], _causes(d)
+    assert "fused_adam" in d.root.fix
+    name = "jit-transformers-ci-stale-fused-adam-cache-undefined-symbol.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+    # the same symbol missing from a module installed in site-packages is not the JIT cache
+    d = _diag([line.replace(folder, "/x/site-packages/deepspeed/ops/adam")])
+    assert d.root.cause_id == "torch_extension_mismatch", _causes(d)

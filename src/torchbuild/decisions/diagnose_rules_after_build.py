@@ -406,3 +406,50 @@ def _torch_lib_missing_in_source_tree(
         "https://github.com/pytorch/pytorch/pull/39995",
     )
     return [first, second, *rest], [f"torch came from {tree}, not from site-packages."]
+
+
+#: A module in torch's JIT build cache: ``<TORCH_EXTENSIONS_DIR or ~/.cache/torch_extensions>/py<XY>_cu<ZZZ>/<name>/``.
+_JIT_CACHE = re.compile(r"[/\\]torch_extensions[/\\](?:py\d+\w*_(?:cu\d+|cpu|rocm[\d.]+)[/\\])?(?P<name>[\w.-]+)[/\\]")
+
+#: The signatures that name a torch symbol (or torch type) a module needs and the torch loaded lacks.
+_TORCH_SYMBOL_SIGNATURES = frozenset(
+    {
+        "undefined-symbol-torch",
+        "undefined-symbol-torch-demangled",
+        "macos-symbol-not-found-torch",
+        "undefined-symbol-abi",
+    }
+)
+
+
+def _stale_jit_cache(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A torch symbol missing from a module that torch's JIT built into its cache (``torch_extensions/
+    py38_cu113/fused_adam/``): the cache folder is named after the Python and CUDA versions only
+    (torch/utils/cpp_extension.py ``_get_build_directory``), and the versioner hashes the sources and
+    build flags, not torch's version (``_cpp_extension_versioner.py``), so a module built by the torch
+    installed before is loaded again after torch changed (huggingface/transformers#18868: DeepSpeed's
+    fused_adam in a CI runner's cache; deleting the cache fixed it).  The extension built for another
+    torch stays listed second."""
+    if root.signature not in _TORCH_SYMBOL_SIGNATURES:
+        return None
+    text = " ".join(e.text for e in getattr(root, "evidence", []) if e.line == root.line)
+    m = _JIT_CACHE.search(text)
+    if m is None:
+        return None
+    name = m.group("name")
+    first = _as(
+        root,
+        "stale_build_dir",
+        0.7,
+        f"{name} was loaded from torch's JIT build cache (torch_extensions), built there by an earlier torch: "
+        "the cache is keyed by the Python and CUDA versions and the sources, not by torch's version, so it "
+        "survives an upgrade of torch and no longer fits it.",
+        f"Delete the cached build (rm -rf ~/.cache/torch_extensions/*/{name}, or the folder TORCH_EXTENSIONS_DIR "
+        "points at) and run again, so that torch compiles it anew.",
+        "https://github.com/huggingface/transformers/pull/18868",
+    )
+    return [first, _cap(root, UNDECIDED_CAP), *rest], [
+        f"The module lives in torch's JIT cache: a build by an earlier torch is the likely root ({name})."
+    ]
