@@ -466,3 +466,35 @@ def test_a_torch_symbol_missing_from_torchs_jit_cache_is_a_stale_build(tmp_path,
     # the same symbol missing from a module installed in site-packages is not the JIT cache
     d = _diag([line.replace(folder, "/x/site-packages/deepspeed/ops/adam")])
     assert d.root.cause_id == "torch_extension_mismatch", _causes(d)
+
+
+def test_held_out_misses_of_session_23_read_after_the_measurement(tmp_path):
+    """Rows written after the measurement from batch 35, 38 and 40 held-out logs (seen, not evidence),
+    each with the real tool where it runs here: GNU as on an instruction it does not know (oneTBB#15:
+    CentOS 6's binutils and TSX), g++ on mkl_vsl.h (intel/ideep#34), nvcc 13 on -march=haswell (older
+    nvcc read it as its -m option: arbor-sim/arbor#575), and tch-rs's libtorch version check."""
+    bad = tmp_path / "bad.s"
+    bad.write_text("xtest_bogus %eax\n")
+    p = subprocess.run(["as", str(bad), "-o", str(tmp_path / "bad.o")], capture_output=True, text=True, check=False)
+    assert "Error: no such instruction" in p.stderr
+    assert _diag(p.stderr.splitlines()).root.cause_id == "compiler_too_old"
+    src = tmp_path / "vsl.cpp"
+    src.write_text("#include <mkl_vsl.h>\n")
+    p = subprocess.run(
+        ["g++", "-c", str(src), "-o", str(tmp_path / "v.o")], capture_output=True, text=True, check=False
+    )
+    assert _diag(p.stderr.splitlines()).root.cause_id == "blas_not_found", p.stderr
+    cu = tmp_path / "a.cu"
+    cu.write_text("__global__ void k() {}\n")
+    p = subprocess.run(
+        [_nvcc(), "-march=haswell", "-c", str(cu), "-o", str(tmp_path / "a.o")], capture_output=True, text=True
+    )
+    assert _diag((p.stdout + p.stderr).splitlines()).root.cause_id == "nvcc_unknown_host_flag", p.stdout + p.stderr
+    for name in (
+        "tbb-centos6-old-binutils-no-such-instruction-xtest.log",
+        "ideep-freebsd-tests-mkl-vsl-h-not-found.log",
+        "cmake-arbor-march-haswell-reaches-nvcc.log",
+        "rust-tch-rs-torch-sys-expects-pytorch-270-got-222.log",
+    ):
+        d = _diag(_lines(name))
+        assert d.root.cause_id == ROWS[name]["cause"], (name, _causes(d))
