@@ -498,3 +498,40 @@ def test_held_out_misses_of_session_23_read_after_the_measurement(tmp_path):
     ):
         d = _diag(_lines(name))
         assert d.root.cause_id == ROWS[name]["cause"], (name, _causes(d))
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        "extended-lambda",
+        "expt-extended-lambda",
+        "expt-relaxed-constexpr",
+        "threads",
+        "split-compile",
+        "forward-unknown-to-host-compiler",
+        "allow-unsupported-compiler",
+        "diag-suppress",
+        "dlink-time-opt",
+    ],
+)
+def test_an_nvcc_option_an_older_nvcc_does_not_know(option):
+    """Each option of the row is one of nvcc's own (real nvcc 13's --help lists it), so an nvcc that
+    calls it unknown is older than the build expects (lipzh5/ResearchProgress#12, batch 32 held-out,
+    read after the measurement: /usr/bin/nvcc 10.1 on -extended-lambda).  A host flag stays a host
+    flag."""
+    helptext = subprocess.run([_nvcc(), "--help"], capture_output=True, text=True, check=True).stdout
+    assert f"--{option}" in helptext
+    d = _diag([f"nvcc fatal   : Unknown option '-{option}'"])
+    assert d.root.cause_id == "cuda_toolkit_too_old", _causes(d)
+    assert _diag(["nvcc fatal   : Unknown option '-Wno-unused-variable'"]).root.cause_id == "nvcc_unknown_host_flag"
+
+
+def test_a_program_setuptools_cannot_start_in_build_ext_on_windows():
+    """qwopqwop200/GPTQ-for-LLaMa#47 (batch 32 held-out, read after the measurement): "running build_ext"
+    then "error: [WinError 2] The system cannot find the file specified" is the compiler off PATH (no
+    Visual Studio developer prompt), below 0.7; the same line outside a build is not."""
+    name = "setup-gptq-quant-cuda-windows-winerror2-build-ext.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "compiler_missing" and d.root.confidence < 0.7, _causes(d)
+    d = _diag(["python app.py", "error: [WinError 2] The system cannot find the file specified"])
+    assert d.root.cause_id != "compiler_missing", _causes(d)

@@ -367,6 +367,36 @@ def _own_module_never_built(
     ]
 
 
+#: setuptools' (distutils') report of a program it could not start on Windows: "error: [WinError 2] The
+#: system cannot find the file specified" right after "running build_ext".
+_WIN_SPAWN_NOT_FOUND = re.compile(r"^error: \[WinError 2\] The system cannot find the file specified")
+
+
+def _build_program_not_found_windows(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """An unmatched "error: [WinError 2] The system cannot find the file specified" in a log that shows a
+    package build (``running build_ext``): the program setuptools tried to start is not on PATH, and in
+    build_ext that program is the compiler (cl.exe outside a Visual Studio developer prompt, or nvcc)
+    (qwopqwop200/GPTQ-for-LLaMa#47: fixed by building from the x64 Native Tools Command Prompt)."""
+    if root.cause_id != "unknown" or not ctx.building:
+        return None
+    text = " ".join(e.text for e in getattr(root, "evidence", []) if e.line == root.line).strip()
+    if not _WIN_SPAWN_NOT_FOUND.search(text):
+        return None
+    first = _as(
+        root,
+        "compiler_missing",
+        0.6,
+        "The build could not start one of its programs ([WinError 2]: file not found). In build_ext that is the "
+        "compiler: cl.exe is on PATH only inside a Visual Studio developer prompt (or nvcc is not on PATH).",
+        "Install Visual Studio Build Tools with 'Desktop development with C++' and build from the 'x64 Native "
+        "Tools Command Prompt' (or after vcvars64.bat); for CUDA extensions put the toolkit's bin on PATH too.",
+        "https://github.com/qwopqwop200/GPTQ-for-LLaMa/issues/47",
+    )
+    return [first, *rest], ["A build step could not start a program: on Windows that is usually cl.exe off PATH."]
+
+
 #: The rules of this module, in the order they are tried.
 RULES = (
     _gcc_headers_unsupported,
@@ -383,4 +413,5 @@ RULES = (
     _nvcc_path_failed,
     _std_header_error_under_nvcc,
     _own_module_never_built,
+    _build_program_not_found_windows,
 )
