@@ -13,8 +13,9 @@ from ...knowledge import rows
 #: failing command's output, or the ``error``/``failed`` summary that follows it).
 TRIGGERS: tuple[bytes, ...] = (b"rror", b"ailed")
 
-#: A line is examined only when it contains one of these (case-sensitive) words;
-#: every signature example must contain one (tested).
+#: A line is examined only when it contains one of these (case-sensitive) words, or one of the
+#: ASCII translations of knowledge/data/localized.toml (:func:`gate` joins both); every signature
+#: example must contain one of these (tested).
 GATE: tuple[str, ...] = (
     "rror",
     "RROR",
