@@ -2,7 +2,8 @@
 
 Every ``import`` of every module under ``src/torchbuild`` (at module level or inside a function,
 absolute or relative) is read with :mod:`ast`; a module may import modules of its own layer and
-of the layers before it, never of a later one.  ``errors`` is the base every layer may use;
+of the layers before it, never of a later one.  ``errors`` and ``_cachedir`` (where the cache
+folder is: it only reads the environment) are the base every layer may use;
 ``ui`` (terminal output) belongs with the actions.  See ``docs/architecture.md``.
 """
 
@@ -18,6 +19,7 @@ SRC = Path(torchbuild.__file__).resolve().parent
 #: Layer of each top-level part of the package; a module may import layers <= its own.
 LAYERS = {
     "errors": 0,
+    "_cachedir": 0,
     "facts": 1,
     "knowledge": 2,
     "decisions": 3,
