@@ -25,6 +25,11 @@ def _nvcc() -> str:
     return nvcc
 
 
+def _run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a real tool as the tests here do: output captured as text, a failure is not an error."""
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+
+
 def _causes(d) -> list[tuple[str, float]]:
     return [(c.cause_id, c.confidence) for c in d.causes]
 
@@ -36,9 +41,7 @@ def test_an_msvc_flag_passed_to_nvcc_unwrapped(tmp_path, flag):
     argument, which real nvcc shows here too."""
     src = tmp_path / "k.cu"
     src.write_text("__global__ void k() {}\n")
-    p = subprocess.run(
-        [_nvcc(), "-c", str(src), "-o", str(tmp_path / "k.o"), flag], capture_output=True, text=True, check=False
-    )
+    p = _run([_nvcc(), "-c", str(src), "-o", str(tmp_path / "k.o"), flag])
     assert p.returncode != 0
     assert "A single input file is required for a non-link phase" in p.stdout + p.stderr
     d = _diag((p.stdout + p.stderr).splitlines())
@@ -60,9 +63,7 @@ def test_a_package_static_assert_on_the_libtorch_version(tmp_path):
         "static_assert(TORCH_VERSION_MAJOR == 1 && TORCH_VERSION_MINOR == 11, "
         '"Incompatible LibTorch version");\n'
     )
-    p = subprocess.run(
-        ["g++", "-c", str(src), "-o", str(tmp_path / "u.o")], capture_output=True, text=True, check=False
-    )
+    p = _run(["g++", "-c", str(src), "-o", str(tmp_path / "u.o")])
     assert p.returncode != 0 and "static assertion failed: Incompatible LibTorch version" in p.stderr
     d = _diag(p.stderr.splitlines())
     assert d.root.cause_id == "torch_extension_mismatch", (p.stderr, _causes(d))
@@ -101,9 +102,7 @@ def test_a_torch_macro_called_with_another_versions_arguments(tmp_path):
         "#define AT_ASSERT(cond) (void)(cond)\n#define TORCH_CHECK_EQ(a, b) (void)((a) == (b))\n"
         'void f(int x) { AT_ASSERT(x, "msg"); }\nvoid g(int x) { TORCH_CHECK_EQ(x); }\n'
     )
-    p = subprocess.run(
-        ["g++", "-c", str(src), "-o", str(tmp_path / "m.o")], capture_output=True, text=True, check=False
-    )
+    p = _run(["g++", "-c", str(src), "-o", str(tmp_path / "m.o")])
     errors = [line for line in p.stderr.splitlines() if "error: macro" in line]
     assert len(errors) == 2, p.stderr
     for line in errors:
@@ -122,9 +121,7 @@ def test_hip_headers_missing_is_rocm_not_found(tmp_path, header):
     (agrocylo/bitsandbytes-rocm#1, the batch 33 dev log: ROCM_HOME unset)."""
     src = tmp_path / "ops.cpp"
     src.write_text(f"#include <{header}>\n")
-    p = subprocess.run(
-        ["g++", "-c", str(src), "-o", str(tmp_path / "o.o")], capture_output=True, text=True, check=False
-    )
+    p = _run(["g++", "-c", str(src), "-o", str(tmp_path / "o.o")])
     assert p.returncode != 0 and f"{header}: No such file or directory" in p.stderr
     d = _diag(p.stderr.splitlines())
     assert d.root.cause_id == "cuda_toolkit_not_found", (p.stderr, _causes(d))
@@ -150,7 +147,7 @@ def _python_import_error(tmp_path, dep_code: str, user_code: str) -> list[str]:
     for name, code in (("dep", dep_code), ("user", user_code)):
         (tmp_path / name).mkdir()
         (tmp_path / name / "__init__.py").write_text(code)
-    p = subprocess.run([sys.executable, "-c", "import user"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    p = _run([sys.executable, "-c", "import user"], cwd=tmp_path)
     assert p.returncode != 0
     return p.stderr.splitlines()
 
@@ -197,9 +194,7 @@ def test_an_empty_add_subdirectory_is_a_submodule_not_checked_out(tmp_path):
     (src / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.18)\nproject(p NONE)\nadd_subdirectory(mkl-dnn)\n"
     )
-    p = subprocess.run(
-        ["cmake", "-S", str(src), "-B", str(tmp_path / "build")], capture_output=True, text=True, check=False
-    )
+    p = _run(["cmake", "-S", str(src), "-B", str(tmp_path / "build")])
     assert p.returncode != 0 and "does not contain a CMakeLists.txt file" in p.stderr
     d = _diag(p.stderr.splitlines())
     assert d.root.cause_id == "submodule_missing", (p.stderr, _causes(d))
@@ -221,9 +216,7 @@ def test_a_header_inside_torch_that_this_torch_lacks(tmp_path, header, cause):
     written for another torch version, below 0.7 (newer or older torch, the line cannot say)."""
     src = tmp_path / "op.cpp"
     src.write_text(f"#include <{header}>\n")
-    p = subprocess.run(
-        ["g++", "-c", str(src), "-o", str(tmp_path / "o.o")], capture_output=True, text=True, check=False
-    )
+    p = _run(["g++", "-c", str(src), "-o", str(tmp_path / "o.o")])
     assert p.returncode != 0 and f"{header}: No such file or directory" in p.stderr
     d = _diag(p.stderr.splitlines())
     assert d.root.cause_id == cause, (p.stderr, _causes(d))
@@ -260,12 +253,7 @@ def test_nvcc_cannot_parse_a_host_standard_library_header(tmp_path):
     )
     src = tmp_path / "t.cu"
     src.write_text("#include <c++/7.3.0/type_traits>\n__global__ void k() {}\n")
-    p = subprocess.run(
-        [_nvcc(), "-I", str(tmp_path / "inc"), "-c", str(src), "-o", str(tmp_path / "t.o")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    p = _run([_nvcc(), "-I", str(tmp_path / "inc"), "-c", str(src), "-o", str(tmp_path / "t.o")])
     lines = (p.stdout + p.stderr).splitlines()
     assert p.returncode != 0 and any(
         'c++/7.3.0/type_traits(2): error: "constexpr" is not valid here' in x for x in lines
@@ -291,7 +279,7 @@ def test_a_missing_module_of_a_present_package_is_not_a_confident_missing_depend
     # measurement: attn_core_inplace_cuda, never built) is read the same way
     cases = (("import pkg._ext", False), ("import attn_core_inplace_cuda", False), ("import no_such_module_xyz", True))
     for code, confident in cases:
-        p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False)
+        p = _run([sys.executable, "-c", code], cwd=tmp_path)
         d = _diag(p.stderr.splitlines())
         # the package's own module may also be read as Python started in its source folder
         expected = (
@@ -337,9 +325,7 @@ def test_code_reading_th_tensor_fields_is_a_removed_torch_api(tmp_path, compiler
     'dereferencing pointer to incomplete type')."""
     src = tmp_path / ("th.c" if compiler == "gcc" else "th.cpp")
     src.write_text("typedef struct THTensor THTensor;\nint f(THTensor* t) { return t->size[0]; }\n")
-    p = subprocess.run(
-        [compiler, "-c", str(src), "-o", str(tmp_path / "o.o")], capture_output=True, text=True, check=False
-    )
+    p = _run([compiler, "-c", str(src), "-o", str(tmp_path / "o.o")])
     errors = [line for line in p.stderr.splitlines() if "error:" in line]
     assert errors and "incomplete" in errors[0], p.stderr
     d = _diag(errors)
@@ -360,9 +346,7 @@ def test_a_required_library_cmake_cannot_find(tmp_path):
         "cmake_minimum_required(VERSION 3.18)\nproject(p NONE)\n"
         "find_library(libuv_tmp_LIBRARY NAMES uv_nowhere REQUIRED)\n"
     )
-    p = subprocess.run(
-        ["cmake", "-S", str(src), "-B", str(tmp_path / "b")], capture_output=True, text=True, check=False
-    )
+    p = _run(["cmake", "-S", str(src), "-B", str(tmp_path / "b")])
     assert p.returncode != 0 and "Could not find libuv_tmp_LIBRARY using the following names" in p.stderr
     d = _diag(p.stderr.splitlines())
     assert d.root.cause_id == "system_library_missing" and d.root.confidence < 0.7, (p.stderr, _causes(d))
@@ -398,7 +382,7 @@ def test_an_installed_cmake_package_missing_a_library_it_names(tmp_path):
         "cmake_minimum_required(VERSION 3.18)\nproject(u NONE)\n"
         f"include({inst.as_posix()}/share/cmake/Caffe2/Caffe2Targets.cmake)\n"
     )
-    p = subprocess.run(["cmake", "-S", str(user), "-B", str(user / "b")], capture_output=True, text=True, check=False)
+    p = _run(["cmake", "-S", str(user), "-B", str(user / "b")])
     assert p.returncode != 0 and 'The imported target "c10" references the file' in p.stderr
     d = _diag((p.stdout + p.stderr).splitlines())
     assert d.root.cause_id == "system_library_missing", (p.stderr, _causes(d))
@@ -413,9 +397,7 @@ def test_ptx_too_new_for_the_driver_jit_or_for_the_toolkit_ptxas(tmp_path):
     ptxas = shutil.which("ptxas") or str(Path(_nvcc()).resolve().parent / "ptxas")
     ptx = tmp_path / "v.ptx"
     ptx.write_text("//\n.version 9.9\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n")
-    p = subprocess.run(
-        [ptxas, "-arch=sm_80", str(ptx), "-o", str(tmp_path / "v.cubin")], capture_output=True, text=True
-    )
+    p = _run([ptxas, "-arch=sm_80", str(ptx), "-o", str(tmp_path / "v.cubin")])
     assert p.returncode != 0 and "Unsupported .version 9.9" in p.stdout + p.stderr
     d = _diag((p.stdout + p.stderr).splitlines())
     assert d.root.cause_id == "cuda_toolkit_too_old", _causes(d)
@@ -475,20 +457,16 @@ def test_held_out_misses_of_session_23_read_after_the_measurement(tmp_path):
     nvcc read it as its -m option: arbor-sim/arbor#575), and tch-rs's libtorch version check."""
     bad = tmp_path / "bad.s"
     bad.write_text("xtest_bogus %eax\n")
-    p = subprocess.run(["as", str(bad), "-o", str(tmp_path / "bad.o")], capture_output=True, text=True, check=False)
+    p = _run(["as", str(bad), "-o", str(tmp_path / "bad.o")])
     assert "Error: no such instruction" in p.stderr
     assert _diag(p.stderr.splitlines()).root.cause_id == "compiler_too_old"
     src = tmp_path / "vsl.cpp"
     src.write_text("#include <mkl_vsl.h>\n")
-    p = subprocess.run(
-        ["g++", "-c", str(src), "-o", str(tmp_path / "v.o")], capture_output=True, text=True, check=False
-    )
+    p = _run(["g++", "-c", str(src), "-o", str(tmp_path / "v.o")])
     assert _diag(p.stderr.splitlines()).root.cause_id == "blas_not_found", p.stderr
     cu = tmp_path / "a.cu"
     cu.write_text("__global__ void k() {}\n")
-    p = subprocess.run(
-        [_nvcc(), "-march=haswell", "-c", str(cu), "-o", str(tmp_path / "a.o")], capture_output=True, text=True
-    )
+    p = _run([_nvcc(), "-march=haswell", "-c", str(cu), "-o", str(tmp_path / "a.o")])
     assert _diag((p.stdout + p.stderr).splitlines()).root.cause_id == "nvcc_unknown_host_flag", p.stdout + p.stderr
     for name in (
         "tbb-centos6-old-binutils-no-such-instruction-xtest.log",
