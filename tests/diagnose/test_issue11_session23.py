@@ -529,3 +529,12 @@ def test_dgl_without_a_graphbolt_build_for_this_torch(name, torch):
     d = _diag(_lines(name))
     assert d.root.cause_id == ROWS[name]["cause"] == "torch_extension_mismatch", _causes(d)
     assert d.root.values["torch"] == torch
+
+
+def test_a_package_that_states_its_abi_flag():
+    """deepmd-kit's own load check, "This deepmd-kit package was compiled with CXX11_ABI_FLAG=0"
+    (deepmodeling/deepmd-kit#4877, batch 46 held-out, read after the measurement), names the C++ ABI
+    mismatch before the loader's undefined torch symbol further down."""
+    name = "import-deepmd-pt-op-built-cxx11-abi0-vs-torch-abi1-node-name.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "cxx_abi_mismatch", _causes(d)
