@@ -60,6 +60,9 @@ _TORCH_VER = re.compile(
     r"|(?i:^\W*(?:py)?torch(?:\s+version)?(?:\s*\([^)]*\))?\s*[:=]\s*))"
     r"(?P<v>\d+\.\d+(?:\.\d+)?(?:[+.\w]*)?)"
 )
+#: torchvision's version printed: "torchvision==0.17.0", "torchvision 0.17.0" (pip list, conda list),
+#: "torchvision version: 0.17".
+_TORCHVISION_VER = re.compile(r"(?<![\w-])torchvision(?:==|-|\s+version[:\s]+|\s+)v?(?P<v>\d+\.\d+(?:\.\d+)?)")
 #: A CPU-only build of torch listed: conda's build string ("pytorch  1.13.1  cpu_py311h410fd25_0"), a pip
 #: version with the +cpu local tag ("torch==2.1.0+cpu", "torch 2.1.0+cpu").
 _TORCH_CPU_BUILD = re.compile(
@@ -115,6 +118,7 @@ class LogContext:
     :param torch_versions: torch versions printed (``2.4.0``, ``1.10.0+cu111``).
     :param torch_conda_forge: a conda-forge build of torch is listed (built with the
         new C++ ABI, unlike pip wheels before torch 2.7).
+    :param torchvision_versions: torchvision versions printed (``0.17.0``).
     :param torch_cpu_build: a CPU-only build of torch is listed (conda's ``cpu_py311...`` build string,
         pip's ``+cpu`` version).
     :param cuda_versions: CUDA versions mentioned (``11.8``; ``+cu118`` is ``11.8``).
@@ -146,6 +150,7 @@ class LogContext:
     torch_versions: list[str] = field(default_factory=list)
     torch_conda_forge: bool = False
     torch_cpu_build: bool = False
+    torchvision_versions: list[str] = field(default_factory=list)
     cuda_versions: list[str] = field(default_factory=list)
     nvcc_versions: list[str] = field(default_factory=list)
     gcc_majors: list[int] = field(default_factory=list)
@@ -189,6 +194,10 @@ class ContextCollector:
                 c.torch_conda_forge = True
             if "cpu" in body and _TORCH_CPU_BUILD.search(body):
                 c.torch_cpu_build = True
+            if "torchvision" in body:
+                m = _TORCHVISION_VER.search(body)
+                if m:
+                    _add(c.torchvision_versions, m.group("v"))
             if len(c.torch_imports) < MAX_FACTS:
                 m = _TORCH_IMPORT.search(body) or _TORCH_INIT_IPY.search(body)
                 if m:

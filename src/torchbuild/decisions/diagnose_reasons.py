@@ -39,6 +39,7 @@ RULES = (
     _after._abi_or_version,
     _after._extension_built_without_cuda,
     _after._extension_compiled_for_other_cuda,
+    _after._torchvision_for_other_torch,
     _build._gcc_headers_unsupported,
     _after._torch_c_installed,
     _after._torch_lib_missing_in_source_tree,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..knowledge.compat import major_minor, torch_for_torchvision, torchvision_for_torch
 from .diagnose_context import LogContext
 from .diagnose_rules_common import (
     _CUDA_SO,
@@ -453,3 +454,43 @@ def _stale_jit_cache(
     return [first, _cap(root, UNDECIDED_CAP), *rest], [
         f"The module lives in torch's JIT cache: a build by an earlier torch is the likely root ({name})."
     ]
+
+
+def _torchvision_for_other_torch(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """torchvision that does not fit the installed torch, when the log prints both versions (one each)
+    and torchvision's own table knows the pair: the extension mismatch is then confirmed (0.8), and the
+    fix names the torchvision release made for this torch (knowledge/data/domain_libraries.toml, from
+    https://github.com/pytorch/vision/blob/0a12c0708810ae6a9a64b584fb8e412412c22b9d/README.md)."""
+    if root.cause_id != "torch_extension_mismatch":
+        return None
+    text = " ".join(e.text for e in getattr(root, "evidence", []) if e.line == root.line)
+    if "torchvision" not in text and "torchvision" not in " ".join(root.values.values()):
+        return None
+    torches = {mm for v in ctx.torch_versions if (mm := major_minor(v))}
+    visions = {mm for v in ctx.torchvision_versions if (mm := major_minor(v))}
+    if len(torches) != 1 or len(visions) != 1:
+        return None
+    torch_mm, vision = next(iter(torches)), ctx.torchvision_versions[0]
+    made_for = torch_for_torchvision(vision)
+    if made_for is None or made_for.torch == torch_mm:
+        return None
+    fitting = torchvision_for_torch(torch_mm)
+    install = (
+        f"torchvision {fitting.torchvision[-1]}, the release made for torch {torch_mm} "
+        f"(pip install 'torchvision=={fitting.torchvision[-1]}.*')"
+        if fitting
+        else f"the torchvision release made for torch {torch_mm} (torchvision's compatibility table)"
+    )
+    first = _as(
+        root,
+        "torch_extension_mismatch",
+        max(root.confidence, 0.8),
+        f"torchvision {vision} is made for torch {made_for.torch} (torchvision's compatibility table), and the "
+        f"log shows torch {torch_mm}: its compiled ops do not fit this torch.",
+        f"Install {install}, from the same index as torch (same CUDA or CPU build), or the torch {made_for.torch} "
+        f"that this torchvision was made for.",
+        made_for.source,
+    )
+    return [first, *rest], [f"torchvision {vision} goes with torch {made_for.torch}; the log shows torch {torch_mm}."]

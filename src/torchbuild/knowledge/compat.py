@@ -8,7 +8,7 @@ not cover gives None.
 Tables: ``cuda_host_compilers`` (CUDA -> GCC/Clang), ``cuda_drivers`` (CUDA -> driver),
 ``cuda_archs`` (CUDA -> sm_XY), ``gpus`` (GPU name -> compute capability),
 ``pytorch_releases`` (PyTorch -> Python, CMake, compilers, C++ standard, CUDA, extension
-arches).
+arches), ``domain_libraries`` (torch -> the torchvision release made for it).
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ __all__ = [
     "gpu_model",
     "gpu_names",
     "torch_release",
+    "DomainPair",
+    "torchvision_for_torch",
+    "torch_for_torchvision",
     "cite",
 ]
 
@@ -329,3 +332,43 @@ def known_releases() -> list[str]:
     doc = load("pytorch_releases")
     seen = {t for table in doc.values() if isinstance(table, list) for row in table for t in row.get("torch", [])}
     return sorted(seen, key=vkey)
+
+
+# ------------------------------------------------------------------ domain libraries
+@dataclass
+class DomainPair(Cited):
+    """A torch release (major.minor, ``"2.2"``) and the torchvision releases made for it
+    (``("0.17",)``; ``("0.4.2", "0.4.3")`` for torch 1.3), from torchvision's own table."""
+
+    torch: str = ""
+    torchvision: tuple[str, ...] = ()
+
+
+def _pairs() -> list[DomainPair]:
+    return [
+        DomainPair(torch=row["torch"], torchvision=tuple(row["torchvision"]), **_cited("domain_libraries", row))
+        for row in rows("domain_libraries", "torchvision")
+    ]
+
+
+def _same_release(version: str, release: str) -> bool:
+    """``version`` (``"0.13.1+cu113"``) is release ``release`` (``"0.13"``, ``"0.4.2"``): equal on
+    the release's own number of parts."""
+    try:
+        n = len(vkey(release))
+        return vkey(version)[:n] == vkey(release)
+    except ValueError:
+        return False
+
+
+def torchvision_for_torch(torch_version: str) -> DomainPair | None:
+    """The torchvision release(s) made for torch ``torch_version`` (``"2.1.2+cu121"``), or None when
+    the table has no row for that torch (2.4 and later, 1.0 and earlier: not read)."""
+    mm = major_minor(torch_version)
+    return next((p for p in _pairs() if p.torch == mm), None)
+
+
+def torch_for_torchvision(torchvision_version: str) -> DomainPair | None:
+    """The torch release torchvision ``torchvision_version`` (``"0.17.0"``) was made for, or None
+    when the table has no row for it."""
+    return next((p for p in _pairs() if any(_same_release(torchvision_version, r) for r in p.torchvision)), None)
