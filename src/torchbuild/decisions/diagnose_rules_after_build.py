@@ -27,6 +27,7 @@ from .diagnose_rules_common import (
     _cap,
     _CauseLike,
     _release,
+    _root_line,
     _site,
     _torch_new_abi,
     _unknown,
@@ -297,7 +298,7 @@ def _library_of_other_build(
             return [ext, _cap(root, UNDECIDED_CAP), *rest], [
                 f"torch {older[0]} predates torch 1.5's libtorch_cpu/libtorch_cuda libraries."
             ]
-        line = " ".join(e.text for e in getattr(root, "evidence", []) if e.line == root.line)
+        line = _root_line(root)
         newer = [v for v in ctx.torch_versions if _release(v) is not None and not _before_split(v)]
         if (
             m
@@ -385,7 +386,7 @@ def _torch_lib_missing_in_source_tree(
     if any(_site(p) for p in ctx.torch_imports):
         return None
     tree = ctx.torch_imports[0].replace("\\", "/").rsplit("/torch/", 1)[0]
-    text = " ".join(e.text for e in getattr(root, "evidence", []) if e.line == root.line).replace("\\", "/")
+    text = _root_line(root).replace("\\", "/")
     if f"{tree}/torch/lib/" not in text:
         return None
     first = _as(
@@ -435,7 +436,7 @@ def _stale_jit_cache(
     torch stays listed second."""
     if root.signature not in _TORCH_SYMBOL_SIGNATURES:
         return None
-    text = " ".join(e.text for e in getattr(root, "evidence", []) if e.line == root.line)
+    text = _root_line(root)
     m = _JIT_CACHE.search(text)
     if m is None:
         return None
@@ -465,7 +466,7 @@ def _torchvision_for_other_torch(
     https://github.com/pytorch/vision/blob/0a12c0708810ae6a9a64b584fb8e412412c22b9d/README.md)."""
     if root.cause_id != "torch_extension_mismatch":
         return None
-    text = " ".join(e.text for e in getattr(root, "evidence", []) if e.line == root.line)
+    text = _root_line(root)
     if "torchvision" not in text and "torchvision" not in " ".join(root.values.values()):
         return None
     torches = {mm for v in ctx.torch_versions if (mm := major_minor(v))}

@@ -23,6 +23,7 @@ from .diagnose_rules_common import (
     _as,
     _cap,
     _CauseLike,
+    _root_line,
 )
 
 #: Signatures of a build script that refuses the CUDA version it read from nvcc (see
@@ -381,7 +382,7 @@ def _build_program_not_found_windows(
     (qwopqwop200/GPTQ-for-LLaMa#47: fixed by building from the x64 Native Tools Command Prompt)."""
     if root.cause_id != "unknown" or not ctx.building:
         return None
-    text = " ".join(e.text for e in getattr(root, "evidence", []) if e.line == root.line).strip()
+    text = _root_line(root).strip()
     if not _WIN_SPAWN_NOT_FOUND.search(text):
         return None
     first = _as(

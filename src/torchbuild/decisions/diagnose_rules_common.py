@@ -67,6 +67,12 @@ def _as(c: _CauseLike, cause_id: str, conf: float, explanation: str, fix: str, s
     )
 
 
+def _root_line(c: _CauseLike) -> str:
+    """The text of the line ``c`` was found on (its evidence on ``c.line``; pieces of a joined message
+    separated by spaces), or "" when it has none."""
+    return " ".join(e.text for e in getattr(c, "evidence", []) if e.line == c.line)
+
+
 def _unknown(c: _CauseLike, explanation: str, fix: str) -> _CauseLike:
     """``c`` turned into ``unknown`` (no signature, confidence 0) with what the log does say: for a
     root whose signature fits the line but whose cause the rest of the log rules out."""
