@@ -112,11 +112,19 @@ def _cache_key(name: str, texts: list[tuple[str, bytes]]) -> str:
     (names and bytes), this module's code, torchbuild's version and the interpreter's
     ``marshal`` format.  An edited data file or a new torchbuild never meets an old entry."""
     h = hashlib.sha256(f"{_CACHE_FORMAT}\0{name}\0{__version__}\0{sys.version}\0{marshal.version}".encode())
-    with contextlib.suppress(OSError):
-        h.update(Path(__file__).read_bytes())
+    h.update(_loader_code())
     for rel, data in texts:
         h.update(b"\0" + rel.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
     return h.hexdigest()
+
+
+@functools.cache
+def _loader_code() -> bytes:
+    """This module's source, read once per process for every table's :func:`_cache_key` (b"" when
+    it cannot be read, as in a zip import)."""
+    with contextlib.suppress(OSError):
+        return Path(__file__).read_bytes()
+    return b""
 
 
 def _cache_file(name: str, key: str) -> Path:
