@@ -52,6 +52,8 @@ _ANCHORS = (
     "building '",
     "Building editable",
     "The detected CUDA version",
+    "FatBin",  # a fat binary's section: ".nvFatBinSegment", ".hipFatBinSegment"
+    "_hip",  # ROCm's torch library: libtorch_hip.so
 )
 _TORCH_VER = re.compile(
     # torch itself, not a package named after it ("openmm-torch 1.0rc1" in a conda list)
@@ -143,6 +145,9 @@ class LogContext:
         them, ``-`` made ``_``), from pip's and setuptools' progress lines.
     :param cuda_compared: torch's cpp_extension compared nvcc's CUDA with torch's ("The detected CUDA
         version (11.7) ... mismatch"): it does that only while it compiles an extension.
+    :param cuda_seen: the log mentions CUDA at all ("cuda" or "CUDA" in a line: a path, a flag, a
+        version, a library name such as libtorch_cuda.so), a GPU fat binary (".nvFatBinSegment",
+        ".hipFatBinSegment") or ROCm's torch library (libtorch_hip.so).
     :param cmake_by_hand: CMake was run by hand (a ``cmake ...`` command line, ``-DCMAKE_PREFIX_PATH``,
         ``Torch_DIR=``): a C++ project, not a pip build.
     """
@@ -166,6 +171,7 @@ class LogContext:
     built: list[str] = field(default_factory=list)
     cuda_compared: bool = False
     nvcc_seen: bool = False
+    cuda_seen: bool = False
     nvcc_code: bool = False
 
 
@@ -202,6 +208,8 @@ class ContextCollector:
                 m = _TORCH_IMPORT.search(body) or _TORCH_INIT_IPY.search(body)
                 if m:
                     _add(c.torch_imports, m.group("p"))
+        if "cuda" in body or "CUDA" in body or "FatBin" in body or "_hip" in body:
+            c.cuda_seen = True
         if "cuda" in body or "CUDA" in body or "release " in body:
             for m in _CUDA_VER.finditer(body):
                 v = next(g for g in m.groups() if g)

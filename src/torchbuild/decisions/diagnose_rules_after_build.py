@@ -200,6 +200,10 @@ def _extension_compiled_for_other_cuda(
     ]
 
 
+#: CUDA libraries whose soname version is their own release, not the CUDA toolkit's (libcudnn.so.8 is cuDNN 8).
+_NOT_CUDA_VERSIONED = ("libcudnn", "libnccl", "libnvToolsExt")
+
+
 def _library_of_other_build(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
@@ -209,8 +213,13 @@ def _library_of_other_build(
     libc10_cuda.so) is off the loader's path, or missing from this torch because the module was built for
     a newer one (libtorch_cpu.so) or for a CUDA torch (libc10_cuda.so), which the loader's order tells."""
     if root.cause_id == "shared_library_not_found":
-        text = root.values.get("lib", "") + " " + " ".join(e.text for e in getattr(root, "evidence", []))
+        # the library the loader could not open, not the one that asked for it ("Could not load library
+        # libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open ...": the driver's libcuda.so is missing)
+        text = root.values.get("lib", "") or " ".join(e.text for e in getattr(root, "evidence", []))
         m = _CUDA_SO.search(text)
+        if m and m.group(0).startswith(_NOT_CUDA_VERSIONED):
+            # cuDNN's, NCCL's and NVTX's sonames carry their own major version, not CUDA's
+            m = None
         if m:
             want = m.group("v")
             other = [v for v in ctx.cuda_versions if not v.startswith(want.split(".")[0] + ".") and v != want]

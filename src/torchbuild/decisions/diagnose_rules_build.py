@@ -399,6 +399,38 @@ def _build_program_not_found_windows(
 
 
 #: The rules of this module, in the order they are tried.
+def _cuda_home_list(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A CUDA header or library missing while the log shows CUDA_HOME set like PATH (an include flag
+    "-isystem /usr/local/cuda:/usr/local/cuda:.../include"): the toolkit is not found because CUDA_HOME
+    names no folder, not a toolkit without that part (vacancy/PreciseRoIPooling#48, torch's
+    cpp_extension joins CUDA_HOME and "include")."""
+    if root.cause_id == "cuda_toolkit_incomplete" and cause_for is not None:
+        listed = next((h for h in hits if h.signature == "cuda-home-path-list"), None)
+        c = cause_for(listed) if listed is not None else None
+        if c is not None:
+            return [c, _cap(root, UNDECIDED_CAP), *rest], [
+                f"Line {c.line} shows CUDA_HOME holding several folders: the CUDA part is missing because the "
+                "toolkit is looked for in a path that does not exist."
+            ]
+    return None
+
+
+def _relocation_without_gpu(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A 32-bit relocation that does not fit, in a log that never mentions CUDA or ROCm: no fat binary
+    of GPU code can have grown the library, so the arch list is only a guess (pytorch/pytorch#172631:
+    a CPU-only AArch64 build whose benchmark objects outgrew R_AARCH64_CALL26's range)."""
+    if root.signature == "relocation-truncated-fatbin" and not (ctx.cuda_seen or ctx.rocm or ctx.nvcc_seen):
+        return [_cap(root, 0.5), *rest], [
+            "The log shows no CUDA or ROCm: a library too large for its relocations is not explained by GPU "
+            "architectures here (an oversized object, a code model or linker option), so this is only a guess."
+        ]
+    return None
+
+
 RULES = (
     _gcc_headers_unsupported,
     _conflict_before,
@@ -415,4 +447,6 @@ RULES = (
     _std_header_error_under_nvcc,
     _own_module_never_built,
     _build_program_not_found_windows,
+    _cuda_home_list,
+    _relocation_without_gpu,
 )

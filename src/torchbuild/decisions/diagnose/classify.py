@@ -155,6 +155,10 @@ GATE: tuple[str, ...] = (
     "environment variable",  # CMake: "Could not find compiler set in environment variable CC:"
     "member of",  # GCC: "'is_same_v' is not a member of 'std'"
     "in namespace",  # clang: "no template named 'optional' in namespace 'std'"
+    "file_baton",  # a stack's frame of torch's extension lock: 'file_baton.py", line 50 in wait'
+    "lock file",  # torch's FileBaton: 'Waited on lock file "X" for N seconds.'
+    "extensions root",  # torch's JIT loader: "Using X as PyTorch extensions root..."
+    "cuda:/",  # CUDA_HOME set like PATH, in an include flag: "-isystem /usr/local/cuda:/usr/local/cuda:/include"
 )
 
 

@@ -43,7 +43,8 @@ class Diagnoser(Scanner):
         notes = list(notes)
         events = self.events
         if not events and self.hints:
-            ev = self.hints[0]
+            # the most specific hint (highest confidence), the first of equals
+            ev = max(self.hints, key=lambda h: h.sig.confidence)  # type: ignore[union-attr]
             c = self._cause(ev, min(ev.sig.confidence, HINT_ALONE_CAP))  # type: ignore[union-attr]
             notes.append(
                 f"The log shows no error of its own; line {ev.line} suggests {c.cause_id}, "

@@ -1,0 +1,305 @@
+"""Issue 11, session 24: general tool messages, and the dev logs of batches 55 and later
+(tests/diagnose/realworld, index.toml), each failure reproduced with the real tool where it runs here."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROWS
+from .conftest import corpus_lines as _lines
+from .conftest import diagnose_list as _diag
+
+
+def _run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a real tool as the tests here do: output captured as text, a failure is not an error."""
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def _causes(d) -> list[tuple[str, float]]:
+    return [(c.cause_id, c.confidence) for c in d.causes]
+
+
+_HOST_CONFIG = Path("/usr/local/cuda/include/crt/host_config.h")
+
+
+@pytest.mark.parametrize("compiler", ["GNU", "clang", "Microsoft Visual Studio"])
+def test_nvcc_host_config_rejection_as_each_compiler_prints_it(compiler):
+    """The real ``#error`` directives of the CUDA toolkit installed here (13.0's crt/host_config.h),
+    rendered the way each host compiler prints an ``#error``: gcc "error: #error -- ...", MSVC
+    "fatal error C1189: #error:  -- ...", clang only the text, "error: -- unsupported clang
+    version! ..." (clang is not installed here; that form is the one pasted in public threads, e.g.
+    a CUDA 12.1 build with clang 17)."""
+    if not _HOST_CONFIG.is_file():
+        pytest.skip("no CUDA toolkit headers on this machine")
+    lines = _HOST_CONFIG.read_text(encoding="utf-8", errors="replace").splitlines()
+    no, text = next(
+        (i, t.strip()) for i, t in enumerate(lines, 1) if re.match(rf"#error -- unsupported {compiler} version!", t)
+    )
+    message = text.removeprefix("#error").strip()
+    rendered = {
+        "GNU": f"{_HOST_CONFIG}:{no}:2: error: #error {message}",
+        "clang": f"{_HOST_CONFIG}:{no}:2: error: {message}",
+        "Microsoft Visual Studio": f"{_HOST_CONFIG}({no}): fatal error C1189: #error:  {message}",
+    }[compiler]
+    d = _diag(["In file included from /usr/local/cuda/include/cuda_runtime.h:82:", rendered])
+    assert d.root.cause_id == "host_compiler_unsupported", _causes(d)
+    assert d.root.confidence >= 0.9
+    # the project's own "error: -- ..." text that is not nvcc's check is not this cause
+    d = _diag(["src/a.cpp:3:2: error: -- unsupported platform! build on Linux"])
+    assert d.root.cause_id != "host_compiler_unsupported", _causes(d)
+
+
+def test_the_distributions_nvcc_failing_alone_hints_another_cuda():
+    """setuptools' summary naming /usr/bin/nvcc (Debian/Ubuntu's nvidia-cuda-toolkit) is the only line of the
+    batch 55 dev log (mit-han-lab/torchsparse#78: nvcc 9.1 beside CUDA 10.2): a low-confidence hint of another
+    CUDA; the same summary of a toolkit's own nvcc says nothing."""
+    name = "torchsparse-nvcc-91-vs-cuda-102.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "cuda_version_mismatch"
+    assert d.root.confidence < 0.7
+    d = _diag(["error: command '/usr/local/cuda-12.1/bin/nvcc' failed with exit code 1"])
+    assert d.root.cause_id == "unknown", _causes(d)
+
+
+def test_a_cudnn_soname_is_not_a_cuda_version():
+    """ "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open ..." (batch 58 dev, WSL2)
+    is the driver's libcuda.so missing from the loader's path; the 8 is cuDNN's major version, never a CUDA 8
+    runtime beside the log's CUDA 11.3."""
+    name = "import-pytorch-wsl2-conda-libcudnn-cnn-infer-libcuda-missing.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "shared_library_not_found", _causes(d)
+    assert "libcuda.so" in d.root.explanation
+    d = _diag(["cudatoolkit 11.8", "OSError: libcudnn.so.8: cannot open shared object file: No such file or directory"])
+    assert d.root.cause_id == "shared_library_not_found", _causes(d)
+    assert "CUDA 8" not in d.root.explanation + " ".join(d.notes)
+
+
+def test_a_stale_lock_of_torchs_real_file_baton(tmp_path):
+    """Real torch (2.13 here): FileBaton.wait on a lock file that nobody will remove, as
+    cpp_extension._jit_compile waits on <build dir>/lock; faulthandler's stack dump (what pytest-timeout
+    prints, PASSIONLab/OpenEquivariance#156, batch 58 dev) shows the waiting frame."""
+    pytest.importorskip("torch")
+    lock = tmp_path / "lock"
+    lock.write_text("")
+    code = (
+        "import faulthandler, sys\n"
+        "from torch.utils.file_baton import FileBaton\n"
+        "faulthandler.dump_traceback_later(2, exit=True)\n"
+        f"FileBaton({str(lock)!r}, wait_seconds=0.05).wait()\n"
+    )
+    p = _run([sys.executable, "-c", code])
+    assert "file_baton.py" in p.stderr and "in wait" in p.stderr, p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "stale_build_dir", (p.stderr, _causes(d))
+    assert d.root.confidence >= 0.7
+    assert "lock" in d.root.fix
+    name = "jit-openequivariance-ci-hang-filebaton-stale-lock.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+def test_a_jit_load_that_stops_after_naming_its_extensions_root():
+    """Only torch's "Using X as PyTorch extensions root..." and nothing after it (OpenRLHF/OpenRLHF#208, batch 58
+    dev: a multi-node job hung on a shared cache) hints a stale lock, not confidently; a warning that says more
+    beside it (cl not found: batch 15) stays the answer."""
+    name = "jit-openrlhf-slurm-multinode-torch-extensions-hang.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "stale_build_dir"
+    assert d.root.confidence < 0.7
+    name = "msvc-extension-cpp-jit-load-cl-not-on-path.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "compiler_missing"
+    # with a real error after it the line is only context
+    d = _diag(
+        [
+            "Using /root/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...",
+            "x.cu:3:10: fatal error: cusparse.h: No such file or directory",
+        ]
+    )
+    assert d.root.cause_id == "cuda_toolkit_incomplete", _causes(d)
+
+
+def test_pips_get_requires_hook_failing_without_its_output():
+    """ "Getting requirements to build editable ... error" with its output cut (flagos-ai/FlagCX#357, batch 57
+    dev): the isolated environment lacked torch, named below 0.7; with the hook's output the output decides."""
+    name = "pip-flagcx-torch-plugin-develop-build-isolation-no-torch.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "torch_missing_in_build_env"
+    assert d.root.confidence < 0.7
+    d = _diag(
+        [
+            "  Getting requirements to build wheel ... error",
+            "  error: subprocess-exited-with-error",
+            "      ModuleNotFoundError: No module named 'skbuild'",
+        ]
+    )
+    assert d.root.cause_id == "python_dependency_missing", _causes(d)
+
+
+def test_cmake_prints_a_cudnn_variable_notfound(tmp_path):
+    """Real CMake: a find_library of cuDNN that finds nothing leaves <VAR>-NOTFOUND, which a build script prints
+    (dmlc/dgl#647, batch 58 dev: "-- Found CUDA_CUDNN_LIBRARY=CUDA_CUDNN_LIBRARY-NOTFOUND")."""
+    if shutil.which("cmake") is None:
+        pytest.skip("needs cmake")
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(p NONE)\n"
+        "find_library(CUDA_CUDNN_LIBRARY cudnn_not_here PATHS ${CMAKE_CURRENT_SOURCE_DIR} NO_DEFAULT_PATH)\n"
+        'message(STATUS "Found CUDA_CUDNN_LIBRARY=${CUDA_CUDNN_LIBRARY}")\n'
+    )
+    p = _run(["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "b")])
+    assert "CUDA_CUDNN_LIBRARY-NOTFOUND" in p.stdout, p.stdout
+    # the log as pasted stops at that line (a configure that went on to "Build files have been written" says
+    # the missing cuDNN did not stop it, and then it explains nothing)
+    out = p.stdout.splitlines()
+    d = _diag(out[: next(i for i, t in enumerate(out) if "NOTFOUND" in t) + 1])
+    assert d.root.cause_id == "cudnn_unusable", _causes(d)
+    assert d.root.confidence < 0.7
+    name = "cmake-dgl-hpc-cudnn-not-in-cuda-root-notfound.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+def test_cuda_home_set_like_path_in_torchs_real_include_flags(tmp_path):
+    """Real torch (2.13 here): cpp_extension takes CUDA_HOME as set (_find_cuda_home) and joins it with "include"
+    for the include flags (_join_cuda_home; done here by hand, since a CPU-only torch leaves its CUDA_HOME None),
+    so a CUDA_HOME set like PATH gives a folder that does not exist; real g++ then misses cuda_runtime_api.h.  The
+    toolkit is not found (vacancy/PreciseRoIPooling#48, batch 61 dev), not incomplete."""
+    pytest.importorskip("torch")
+    env = dict(os.environ, CUDA_HOME="/usr/local/cuda:/usr/local/cuda")
+    code = (
+        "import os\nfrom torch.utils.cpp_extension import _find_cuda_home\n"
+        "print(os.path.join(_find_cuda_home(), 'include'))"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    cuda_include = p.stdout.strip().splitlines()[-1]
+    assert cuda_include == "/usr/local/cuda:/usr/local/cuda/include", p.stdout
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "cuda_runtime_api.h"\n')
+    cc = _run(["g++", "-nostdinc", "-isystem", cuda_include, "-c", str(src), "-o", str(tmp_path / "k.o")])
+    assert "cuda_runtime_api.h: No such file or directory" in cc.stderr, cc.stderr
+    lines = [*cc.stderr.splitlines(), f"-isystem {cuda_include}"]
+    d = _diag(lines)
+    assert d.root.cause_id == "cuda_toolkit_not_found", _causes(d)
+    # without the list the missing header stays an incomplete toolkit
+    assert _diag(cc.stderr.splitlines()).root.cause_id == "cuda_toolkit_incomplete"
+    name = "prroi-pooling-jit-cuda-home-path-list.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+def test_setup_py_of_the_flash_attention_family_without_nvcc():
+    """mamba-ssm's setup.py (copied from flash-attention's) sets bare_metal_version only when CUDA_HOME is set
+    (state-spaces/mamba#104, batch 62 dev): its NameError is the toolkit not found; another NameError is not."""
+    name = "pip-mamba-ssm-bare-metal-version-no-nvcc.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "cuda_toolkit_not_found"
+    d = _diag(["NameError: name 'bare_metal_version_x' is not defined"])
+    assert d.root.cause_id != "cuda_toolkit_not_found", _causes(d)
+
+
+def test_a_standard_library_without_filesystem(tmp_path):
+    """Real g++ without its C++ library's headers (-nostdinc++) prints what a compiler older than <filesystem>
+    prints (NVlabs/tiny-cuda-nn#352, batch 60 dev: gcc 7.5, fixed with gcc 9); a project header named like it
+    is not the compiler's age."""
+    src = tmp_path / "fs.cpp"
+    src.write_text("#include <filesystem>\n")
+    p = _run(["g++", "-nostdinc++", "-c", str(src), "-o", str(tmp_path / "fs.o")])
+    assert "fatal error: filesystem: No such file or directory" in p.stderr, p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "compiler_too_old", _causes(d)
+    d = _diag(["a.cpp:1:10: fatal error: boost/filesystem.hpp: No such file or directory"])
+    assert d.root.cause_id != "compiler_too_old", _causes(d)
+    name = "build-tiny-cuda-nn-torch-bindings-gcc7-filesystem.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+@pytest.mark.parametrize("tool", ["nvcc", "g++"])
+def test_a_scalar_type_given_to_an_older_torchs_at_type(tmp_path, tool):
+    """Real nvcc 13 (EDG) and g++ 12 on code that passes a c10::ScalarType where the headers' function takes an
+    at::Type (torch's API before the AT_DISPATCH_* macros took ScalarType): the extension is newer than this
+    torch (xinntao/EDVR#105, batch 61 dev)."""
+    exe = shutil.which(tool)
+    if exe is None:
+        pytest.skip(f"needs {tool}")
+    src = tmp_path / ("s.cu" if tool == "nvcc" else "s.cpp")
+    src.write_text(
+        "namespace at { struct Type { int x; }; }\nnamespace c10 { enum class ScalarType { Float }; }\n"
+        "void f(const at::Type& t);\nvoid g() { f(c10::ScalarType::Float); }\n"
+    )
+    p = _run([exe, "-c", str(src), "-o", str(tmp_path / "s.o")])
+    assert p.returncode != 0
+    d = _diag((p.stdout + p.stderr).splitlines())
+    assert d.root.cause_id == "torch_api_removed", (p.stdout + p.stderr, _causes(d))
+    name = "dcn-edvr-scalartype-to-at-type-old-torch.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+def test_the_real_loader_with_a_libgomp_older_than_the_module_wants(tmp_path):
+    """Real glibc loader (ctypes): a library built against a libgomp.so.1 whose symbols carry GOMP_4.0, loaded
+    beside an older libgomp.so.1 without that version node (torch's bundled copy, SeanNaren/deepspeech.pytorch#82,
+    batch 65 dev).  Stand-ins built here with version scripts: "version `GOMP_4.0' not found"."""
+    for d in ("new", "old"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "gomp.c").write_text("int omp_thing(void) { return 1; }\n")
+    (tmp_path / "new.map").write_text("GOMP_4.0 { global: omp_thing; local: *; };\n")
+    (tmp_path / "old.c").write_text("int omp_other(void) { return 0; }\n")
+    (tmp_path / "old.map").write_text("GOMP_1.0 { global: omp_other; local: *; };\n")
+    (tmp_path / "warp.c").write_text("int omp_thing(void);\nint warp(void) { return omp_thing(); }\n")
+    so = ["-shared", "-fPIC", "-Wl,-soname,libgomp.so.1"]
+    for src, ver, out in (("gomp.c", "new.map", "new"), ("old.c", "old.map", "old")):
+        cmd = ["gcc", *so, src, f"-Wl,--version-script={ver}", "-o", f"{out}/libgomp.so.1"]
+        assert _run(cmd, tmp_path).returncode == 0
+    link = ["gcc", "-shared", "-fPIC", "warp.c", "new/libgomp.so.1", "-o", "libwarpctc.so"]
+    assert _run(link, tmp_path).returncode == 0
+    code = (
+        "import ctypes, sys\n"
+        f"ctypes.CDLL({str(tmp_path / 'old' / 'libgomp.so.1')!r}, mode=ctypes.RTLD_GLOBAL)\n"
+        f"ctypes.CDLL({str(tmp_path / 'libwarpctc.so')!r})\n"
+    )
+    p = _run([sys.executable, "-c", code], tmp_path)
+    assert "version `GOMP_4.0' not found" in p.stderr, p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "glibcxx_too_old", _causes(d)
+    assert d.root.values.get("ver") == "GOMP_4.0"
+    name = "import-warpctc-deepspeech-libgomp-gomp40-not-found.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+def test_pkg_resources_gone_from_setuptools_82(tmp_path):
+    """Real Python without site-packages cannot import pkg_resources, as under setuptools 82 (its wheel has no
+    pkg_resources; 81.0.0's has: read here): code that still imports it, an older torch's cpp_extension among
+    them (geopavlakos/hamer#139, batch 64 dev), fails; named below 0.7, since a venv without setuptools prints the
+    same."""
+    p = _run([sys.executable, "-I", "-S", "-c", "import pkg_resources"], tmp_path)
+    assert "No module named 'pkg_resources'" in p.stderr, p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "dependency_version_conflict", _causes(d)
+    assert d.root.confidence < 0.7 and "setuptools<82" in d.root.fix
+    name = "import-hamer-cpp-extension-setuptools82-no-pkg-resources.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+def test_markdown_underscore_after_a_cuda_launch_symbol():
+    """ "__roi_pooling.so: undefined symbol: __cudaPopCallConfiguration_" (roytseng-tw/Detectron.pytorch, batch 65
+    dev: Markdown emphasis kept an underscore) is the launch symbol all the same; THC's "cuda runtime error (8) :
+    invalid device function" (pytorch/pytorch#1557, batch 65 dev) names a kernel without code for the GPU, below
+    0.7."""
+    name = "import-detectron-pytorch-roi-pooling-cudapopcallconfiguration.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "cuda_version_mismatch"
+    name = "runtime-pytorch-source-build-other-node-invalid-device-function.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "no_kernel_image"
+    assert d.root.confidence < 0.7
+
+
+def test_relocation_truncated_in_a_build_without_gpu_code():
+    """ "relocation truncated to fit: R_AARCH64_CALL26" in a CPU-only AArch64 build (pytorch/pytorch#172631,
+    batch 70 dev) has no fat binary to blame: the arch list is named below 0.7; beside libtorch_hip's fat-binary
+    section (batch 7) it stays confident."""
+    name = "pytorch-pytorch-aarch64-gcc14-static-runtime-benchmark-call26-relocation.log"
+    d = _diag(_lines(name))
+    assert d.root.confidence < 0.7, _causes(d)
+    d = _diag(_lines("fatbin-rocm-libtorch-hip-debug-relocation.log"))
+    assert d.root.cause_id == "cuda_arch_list_too_large" and d.root.confidence >= 0.7
