@@ -36,6 +36,8 @@ WRAP_MIN = 60
 WRAP_ENDS = (":", "'", '"', "\u2019")
 #: A Python warning line ("...py:368: UserWarning: ...", "FutureWarning: ...").
 _PY_WARNING = re.compile(r"(?:^|[\s:])[A-Z]\w*Warning: ")
+#: How CMake starts a message of its own (a new message, not the indented text of the one before).
+_CMAKE_HEADS = ("CMake Error", "CMake Warning", "CMake Deprecation Warning")
 
 
 # ----------------------------------------------------------------------- engine
@@ -191,7 +193,8 @@ class Scanner:
         # quote marker or pip frame in front, which would hide the indent)
         if self._cmake is not None:
             raw = unframe(text)
-            if raw.startswith(" ") or not raw.strip():
+            # an indented "CMake Error at ..." (a paste indented as a whole) starts a message of its own
+            if (raw.startswith(" ") and not raw.lstrip().startswith(_CMAKE_HEADS)) or not raw.strip():
                 if not raw.strip():
                     self._cmake_blank += 1
                 else:
