@@ -303,3 +303,47 @@ def test_relocation_truncated_in_a_build_without_gpu_code():
     assert d.root.confidence < 0.7, _causes(d)
     d = _diag(_lines("fatbin-rocm-libtorch-hip-debug-relocation.log"))
     assert d.root.cause_id == "cuda_arch_list_too_large" and d.root.confidence >= 0.7
+
+
+def test_the_real_loader_with_an_older_nvjitlink_found_first(tmp_path):
+    """Real glibc loader (ctypes): a stand-in of CUDA 12.8's libcusparse.so.12 that calls
+    __nvJitLinkCreate_12_8 from libnvJitLink.so.12, loaded after an older libnvJitLink.so.12 (same version
+    node, only the 12.1 entry point): "undefined symbol: __nvJitLinkCreate_12_8, version libnvJitLink.so.12",
+    as with another CUDA first on LD_LIBRARY_PATH (isaac-sim/IsaacSim#24, batch 72 dev)."""
+    for d in ("new", "old"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "new.c").write_text("int __nvJitLinkCreate_12_8(void) { return 0; }\n")
+    (tmp_path / "old.c").write_text("int __nvJitLinkCreate_12_1(void) { return 0; }\n")
+    for d, sym in (("new", "__nvJitLinkCreate_12_8"), ("old", "__nvJitLinkCreate_12_1")):
+        (tmp_path / f"{d}.map").write_text(f"libnvJitLink.so.12 {{ global: {sym}; local: *; }};\n")
+        cmd = ["gcc", "-shared", "-fPIC", "-Wl,-soname,libnvJitLink.so.12", f"{d}.c"]
+        assert _run([*cmd, f"-Wl,--version-script={d}.map", "-o", f"{d}/libnvJitLink.so.12"], tmp_path).returncode == 0
+    (tmp_path / "sp.c").write_text(
+        "int __nvJitLinkCreate_12_8(void);\nint sp(void) { return __nvJitLinkCreate_12_8(); }\n"
+    )
+    cmd = ["gcc", "-shared", "-fPIC", "sp.c", "new/libnvJitLink.so.12", "-o", "libcusparse.so.12"]
+    assert _run(cmd, tmp_path).returncode == 0
+    code = (
+        "import ctypes\n"
+        f"ctypes.CDLL({str(tmp_path / 'old' / 'libnvJitLink.so.12')!r}, mode=ctypes.RTLD_GLOBAL)\n"
+        f"ctypes.CDLL({str(tmp_path / 'libcusparse.so.12')!r})\n"
+    )
+    p = _run([sys.executable, "-c", code], tmp_path)
+    assert "undefined symbol: __nvJitLinkCreate_12_8, version libnvJitLink.so.12" in p.stderr, p.stderr
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "cuda_version_mismatch", _causes(d)
+    assert "12.8" in d.root.explanation
+    name = "import-isaacsim-source-build-torch-cusparse-nvjitlink-12-8-undefined.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+def test_a_retyped_nvcc_arch_message_and_a_private_compiled_module():
+    """ "nvcc fatal unsupported gpu architecture 'compute_86'" retyped in lower case (deepspeedai/DeepSpeed#607,
+    batch 72 dev) is nvcc's message; "No module named '_k2'" (k2-fsa/k2#513, batch 71 dev: a wheel for another
+    Python) is a compiled module missing, named below 0.7."""
+    name = "source-deepspeed-ops-cuda110-compute86-unsupported.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "cuda_arch_unsupported"
+    d = _diag(_lines("import-k2-pip-wheel-cp38-in-python36-env.log"))
+    assert d.root.cause_id == "python_dependency_missing" and d.root.confidence < 0.7, _causes(d)
+    d = _diag(["ModuleNotFoundError: No module named 'yaml'"])
+    assert d.root.cause_id == "python_dependency_missing" and d.root.confidence >= 0.7, _causes(d)
