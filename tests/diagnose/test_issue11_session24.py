@@ -347,3 +347,30 @@ def test_a_retyped_nvcc_arch_message_and_a_private_compiled_module():
     assert d.root.cause_id == "python_dependency_missing" and d.root.confidence < 0.7, _causes(d)
     d = _diag(["ModuleNotFoundError: No module named 'yaml'"])
     assert d.root.cause_id == "python_dependency_missing" and d.root.confidence >= 0.7, _causes(d)
+
+
+def test_nvcc_sentences_that_are_not_an_unknown_host_flag(tmp_path):
+    """nvcc's own sentence "Option '--cl-version' needs to be specified with option '--use-local'" (in the nvcc
+    13 driver binary here; printed on Windows, yolov5_obb#270, batch 74 dev: a Visual Studio this CUDA did not
+    support) was read as a host flag "Option"; real nvcc 13's reply to a Visual Studio version it does not know
+    is no host flag either."""
+    found = [Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin" / "nvcc", Path(shutil.which("nvcc") or "")]
+    binaries = [p for p in found if p.is_file() and p.read_bytes()[:4] == b"\x7fELF"]  # not a wrapper script
+    if not binaries:
+        pytest.skip("needs nvcc's driver binary")
+    nvcc = str(binaries[0])
+    text = binaries[0].read_bytes()
+    sentence = b"Option '--cl-version' needs to be specified with option '--use-local'"
+    assert sentence in text
+    d = _diag(["nvcc fatal   : " + sentence.decode()])
+    assert d.root.cause_id == "host_compiler_unsupported" and d.root.confidence < 0.7, _causes(d)
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k() {}\n")
+    p = _run([nvcc, "--cl-version", "2019", "-c", str(src), "-o", str(tmp_path / "k.o")])
+    assert "is not defined for option 'cl-version'" in p.stdout + p.stderr
+    d = _diag((p.stdout + p.stderr).splitlines())
+    assert d.root.cause_id != "nvcc_unknown_host_flag", _causes(d)
+    # a real unknown host flag still is one
+    p = _run([nvcc, "-Wno-unused-variable", "-c", str(src), "-o", str(tmp_path / "k.o")])
+    d = _diag((p.stdout + p.stderr).splitlines())
+    assert d.root.cause_id == "nvcc_unknown_host_flag", (p.stdout + p.stderr, _causes(d))
