@@ -16,9 +16,10 @@ Signatures match lines; this module looks at what else the log says and re-order
   cannot tell two causes apart, both are reported in order, with lowered confidence.
 
 The rules live in :mod:`~torchbuild.decisions.diagnose_rules_after_build` (import-time
-failures) and :mod:`~torchbuild.decisions.diagnose_rules_build` (build failures); :data:`RULES`
-orders them.  Every rule names its source (the issue threads of tests/diagnose/realworld or
-the tool whose message is matched).
+failures), :mod:`~torchbuild.decisions.diagnose_rules_libraries` (a library not found at import)
+and :mod:`~torchbuild.decisions.diagnose_rules_build` (build failures); :data:`RULES` orders them.
+Every rule names its source (the issue threads of tests/diagnose/realworld or the tool whose
+message is matched).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from collections.abc import Callable, Sequence
 
 from . import diagnose_rules_after_build as _after
 from . import diagnose_rules_build as _build
+from . import diagnose_rules_libraries as _libs
 from .diagnose_context import ContextCollector, LogContext
 from .diagnose_rules_common import UNDECIDED_CAP, SignatureHit, _CauseLike
 
@@ -42,8 +44,8 @@ RULES = (
     _after._torchvision_for_other_torch,
     _build._gcc_headers_unsupported,
     _after._torch_c_installed,
-    _after._torch_lib_missing_in_source_tree,
-    _after._library_of_other_build,
+    _libs._torch_lib_missing_in_source_tree,
+    _libs._library_of_other_build,
     *_build.RULES[1:],
 )
 
