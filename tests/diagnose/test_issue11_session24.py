@@ -392,3 +392,44 @@ def test_the_toolchains_own_cxx_library_missing_at_link(tmp_path):
     p = _run(["ld", "m.o", "-lnotalib_here", "-o", "m"], tmp_path)
     assert _diag(p.stderr.splitlines()).root.cause_id == "system_library_missing"
     assert _diag(["ld.lld: error: unable to find library -lnuma"]).root.cause_id == "system_library_missing"
+
+
+@pytest.mark.parametrize("lib", ["mkl_intel_lp64", "openblas", "flexiblas"])
+def test_real_ld_without_a_blas_library(tmp_path, lib):
+    """Real GNU ld linking against a BLAS/LAPACK library that is not on its path (conda's MKL whose lib folder was
+    not passed on: pytorch/audio#2784, batch 29 held-out, read after session 23's measurement): the BLAS is not
+    found, not any system library."""
+    (tmp_path / "m.c").write_text("int main(void) { return 0; }\n")
+    assert _run(["gcc", "-c", "m.c", "-o", "m.o"], tmp_path).returncode == 0
+    p = _run(["ld", "m.o", f"-l{lib}", "-o", "m"], tmp_path)
+    if "cannot find -l" not in p.stderr:
+        pytest.skip(f"lib{lib} is installed here")
+    d = _diag(p.stderr.splitlines())
+    assert d.root.cause_id == "blas_not_found", (p.stderr, _causes(d))
+    name = "link-torchaudio-mkl-conda-libdir-not-propagated.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+def test_pytorchs_cmake_reading_no_cudnn_version():
+    """ "Found cuDNN: v?" then "PyTorch requires cuDNN 7 and above": a torch before 1.6 read cuDNN's version from
+    cudnn.h, which cuDNN 8 moved to cudnn_version.h (pytorch/pytorch#40965, #41593: a sound cuDNN, none of the cause
+    ids), a newer torch found an incomplete cuDNN (Karbo123/segmentator#11).  Seen logs of batches 7, 12 and 28 (the
+    rule written after session 23's measurement); without a torch version neither is named at 0.7 or above."""
+    for name in (
+        "cudnn-libtorch-cmake-cudnn8-version-regex.log",
+        "cmake-libtorch-cudnn8-debian-layout-version-regex-v-unknown.log",
+        "cudnn-segmentator-cmake-cudnn-version-unknown.log",
+    ):
+        d = _diag(_lines(name))
+        assert d.root.confidence < 0.7, (name, _causes(d))
+    lines = [
+        "-- Found cuDNN: v?  (include: /usr/include, library: /usr/lib/x86_64-linux-gnu/libcudnn.so)",
+        "CMake Error at /x/torch/share/cmake/Caffe2/public/cuda.cmake:170 (message):",
+        "  PyTorch requires cuDNN 7 and above.",
+    ]
+    assert _diag(["torch 1.5.1", *lines]).root.cause_id == "unknown"
+    d = _diag(["torch 2.1.0", *lines])
+    assert d.root.cause_id == "cudnn_unusable" and d.root.confidence >= 0.7, _causes(d)
+    # a version that was read is an old cuDNN, as before
+    d = _diag(["-- Found cuDNN: v6.0.21  (include: /usr/include)", *lines[1:]])
+    assert d.root.cause_id == "cudnn_unusable" and d.root.confidence >= 0.7, _causes(d)

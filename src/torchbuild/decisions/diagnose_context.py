@@ -53,6 +53,7 @@ _ANCHORS = (
     "Building editable",
     "The detected CUDA version",
     "FatBin",  # a fat binary's section: ".nvFatBinSegment", ".hipFatBinSegment"
+    "cuDNN: v?",  # PyTorch's cuda.cmake could not read cuDNN's version: "-- Found cuDNN: v?  (include: ...)"
     "_hip",  # ROCm's torch library: libtorch_hip.so
 )
 _TORCH_VER = re.compile(
@@ -148,6 +149,8 @@ class LogContext:
     :param cuda_seen: the log mentions CUDA at all ("cuda" or "CUDA" in a line: a path, a flag, a
         version, a library name such as libtorch_cuda.so), a GPU fat binary (".nvFatBinSegment",
         ".hipFatBinSegment") or ROCm's torch library (libtorch_hip.so).
+    :param cudnn_version_unread: PyTorch's CMake found cuDNN but printed its version as "v?" (it read the
+        version macros from cudnn.h, which cuDNN 8 moved to cudnn_version.h: pytorch/pytorch#41593).
     :param cmake_by_hand: CMake was run by hand (a ``cmake ...`` command line, ``-DCMAKE_PREFIX_PATH``,
         ``Torch_DIR=``): a C++ project, not a pip build.
     """
@@ -172,6 +175,7 @@ class LogContext:
     cuda_compared: bool = False
     nvcc_seen: bool = False
     cuda_seen: bool = False
+    cudnn_version_unread: bool = False
     nvcc_code: bool = False
 
 
@@ -210,6 +214,8 @@ class ContextCollector:
                     _add(c.torch_imports, m.group("p"))
         if "cuda" in body or "CUDA" in body or "FatBin" in body or "_hip" in body:
             c.cuda_seen = True
+        if "cuDNN: v?" in body:
+            c.cudnn_version_unread = True
         if "cuda" in body or "CUDA" in body or "release " in body:
             for m in _CUDA_VER.finditer(body):
                 v = next(g for g in m.groups() if g)

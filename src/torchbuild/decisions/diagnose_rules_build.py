@@ -23,7 +23,9 @@ from .diagnose_rules_common import (
     _as,
     _cap,
     _CauseLike,
+    _release,
     _root_line,
+    _unknown,
 )
 
 #: Signatures of a build script that refuses the CUDA version it read from nvcc (see
@@ -431,6 +433,40 @@ def _relocation_without_gpu(
     return None
 
 
+def _cudnn_version_unread(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """PyTorch's "requires cuDNN 7 and above" after "Found cuDNN: v?": its CMake found cuDNN but read no version.
+    The CMake files of a torch before 1.6 read it from cudnn.h, which cuDNN 8 moved to cudnn_version.h, so a
+    sound cuDNN 8 reads as none (pytorch/pytorch#40965 and #41593: none of the cause ids says that); a newer
+    torch reads cudnn_version.h, and then the cuDNN found is incomplete (Karbo123/segmentator#11).  With a torch
+    before 1.6 printed the answer is unknown; without a torch version both stay below 0.7."""
+    if root.signature != "pytorch-cmake-cudnn-too-old" or not ctx.cudnn_version_unread:
+        return None
+    old = [v for v in ctx.torch_versions if (r := _release(v)) is not None and r < (1, 6)]
+    new = [v for v in ctx.torch_versions if (r := _release(v)) is not None and r >= (1, 6)]
+    if new:
+        return None
+    reading = (
+        'PyTorch\'s CMake found cuDNN but could not read its version ("Found cuDNN: v?"): the CMake files of a '
+        "torch before 1.6 read the version macros from cudnn.h, which cuDNN 8 moved to cudnn_version.h, so the "
+        'check "requires cuDNN 7 and above" fails although cuDNN is there.'
+    )
+    fix = (
+        "Use a libtorch / torch whose CMake files read cudnn_version.h (PyTorch 1.6 and later), or patch "
+        "share/cmake/Caffe2/public/cuda.cmake to read the version from cudnn_version.h."
+    )
+    if old:
+        return [_unknown(root, reading, fix), _cap(root, UNDECIDED_CAP), *rest], [
+            f'torch {old[0]} reads cuDNN\'s version from cudnn.h: "v?" is its misreading of cuDNN 8.'
+        ]
+    return [_cap(root, 0.5), *rest], [
+        '"Found cuDNN: v?": the version was unreadable. With a torch before 1.6 that is its CMake misreading '
+        "cuDNN 8 (cudnn_version.h); with a newer torch the cuDNN found is incomplete. The log does not say which "
+        "torch this is."
+    ]
+
+
 RULES = (
     _gcc_headers_unsupported,
     _conflict_before,
@@ -449,4 +485,5 @@ RULES = (
     _build_program_not_found_windows,
     _cuda_home_list,
     _relocation_without_gpu,
+    _cudnn_version_unread,
 )
