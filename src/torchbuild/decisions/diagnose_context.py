@@ -54,6 +54,8 @@ _ANCHORS = (
     "The detected CUDA version",
     "FatBin",  # a fat binary's section: ".nvFatBinSegment", ".hipFatBinSegment"
     "cuDNN: v?",  # PyTorch's cuda.cmake could not read cuDNN's version: "-- Found cuDNN: v?  (include: ...)"
+    "compiling for gfx",  # clang's HIP summary: "1 error generated when compiling for gfx1030."
+    "offload-arch=gfx",  # a HIP compile command: "--offload-arch=gfx90a"
     "_hip",  # ROCm's torch library: libtorch_hip.so
 )
 _TORCH_VER = re.compile(
@@ -132,7 +134,8 @@ class LogContext:
     :param abi_flags: values of ``-D_GLIBCXX_USE_CXX11_ABI`` seen (``"0"``, ``"1"``).
     :param torch_imports: paths of torch's own modules in tracebacks.
     :param std_flags: C++ standards passed with ``-std=`` (``"14"``, ``"17"``).
-    :param rocm: the log is a ROCm/HIP build (hipcc, /opt/rocm, HIP_PLATFORM).
+    :param rocm: the log is a ROCm/HIP build (hipcc, /opt/rocm, HIP_PLATFORM, clang's "when compiling for
+        gfx1030", "--offload-arch=gfx90a").
     :param cuda_version_code: a line of code that reads torch's CUDA version was printed
         (``torch.version.cuda``, ``cuda_version``: a setup.py in a traceback).
     :param pip_isolated: pip built in an isolated build environment (``Installing build
@@ -235,7 +238,14 @@ class ContextCollector:
                 _add(c.std_flags, m.group("v"))
         if (
             not c.rocm
-            and ("hipcc" in body or "/opt/rocm" in body or "HIP_PLATFORM" in body or "ROCm" in body)
+            and (
+                "hipcc" in body
+                or "/opt/rocm" in body
+                or "HIP_PLATFORM" in body
+                or "ROCm" in body
+                or "compiling for gfx" in body
+                or "offload-arch=gfx" in body
+            )
             and not _NO_ROCM.search(body)
         ):
             c.rocm = True
