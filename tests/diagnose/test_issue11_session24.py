@@ -22,6 +22,13 @@ def _run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
 
 
+def _dlopen_after(first: Path, second: Path, cwd: Path) -> str:
+    """What real glibc's loader says (Python's ctypes, in a child process) when ``second`` is loaded after
+    ``first`` was loaded with RTLD_GLOBAL, as a library found first on the path would be: the stderr text."""
+    code = f"import ctypes\nctypes.CDLL({str(first)!r}, mode=ctypes.RTLD_GLOBAL)\nctypes.CDLL({str(second)!r})\n"
+    return _run([sys.executable, "-c", code], cwd).stderr
+
+
 def _causes(d) -> list[tuple[str, float]]:
     return [(c.cause_id, c.confidence) for c in d.causes]
 
@@ -253,14 +260,9 @@ def test_the_real_loader_with_a_libgomp_older_than_the_module_wants(tmp_path):
         assert _run(cmd, tmp_path).returncode == 0
     link = ["gcc", "-shared", "-fPIC", "warp.c", "new/libgomp.so.1", "-o", "libwarpctc.so"]
     assert _run(link, tmp_path).returncode == 0
-    code = (
-        "import ctypes, sys\n"
-        f"ctypes.CDLL({str(tmp_path / 'old' / 'libgomp.so.1')!r}, mode=ctypes.RTLD_GLOBAL)\n"
-        f"ctypes.CDLL({str(tmp_path / 'libwarpctc.so')!r})\n"
-    )
-    p = _run([sys.executable, "-c", code], tmp_path)
-    assert "version `GOMP_4.0' not found" in p.stderr, p.stderr
-    d = _diag(p.stderr.splitlines())
+    err = _dlopen_after(tmp_path / "old" / "libgomp.so.1", tmp_path / "libwarpctc.so", tmp_path)
+    assert "version `GOMP_4.0' not found" in err, err
+    d = _diag(err.splitlines())
     assert d.root.cause_id == "glibcxx_too_old", _causes(d)
     assert d.root.values.get("ver") == "GOMP_4.0"
     name = "import-warpctc-deepspeech-libgomp-gomp40-not-found.log"
@@ -323,14 +325,9 @@ def test_the_real_loader_with_an_older_nvjitlink_found_first(tmp_path):
     )
     cmd = ["gcc", "-shared", "-fPIC", "sp.c", "new/libnvJitLink.so.12", "-o", "libcusparse.so.12"]
     assert _run(cmd, tmp_path).returncode == 0
-    code = (
-        "import ctypes\n"
-        f"ctypes.CDLL({str(tmp_path / 'old' / 'libnvJitLink.so.12')!r}, mode=ctypes.RTLD_GLOBAL)\n"
-        f"ctypes.CDLL({str(tmp_path / 'libcusparse.so.12')!r})\n"
-    )
-    p = _run([sys.executable, "-c", code], tmp_path)
-    assert "undefined symbol: __nvJitLinkCreate_12_8, version libnvJitLink.so.12" in p.stderr, p.stderr
-    d = _diag(p.stderr.splitlines())
+    err = _dlopen_after(tmp_path / "old" / "libnvJitLink.so.12", tmp_path / "libcusparse.so.12", tmp_path)
+    assert "undefined symbol: __nvJitLinkCreate_12_8, version libnvJitLink.so.12" in err, err
+    d = _diag(err.splitlines())
     assert d.root.cause_id == "cuda_version_mismatch", _causes(d)
     assert "12.8" in d.root.explanation
     name = "import-isaacsim-source-build-torch-cusparse-nvjitlink-12-8-undefined.log"

@@ -23,6 +23,7 @@ from .diagnose_rules_common import (
     _as,
     _cap,
     _CauseLike,
+    _hit_cause,
     _release,
     _root_line,
     _unknown,
@@ -94,9 +95,8 @@ def _conflict_first(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
     """The conflict is the first error: the later failure is its symptom, reported second"""
-    if root.cause_id == "dependency_version_conflict" and cause_for is not None:
-        later = next((h for h in hits if h.cause_id in _SYMPTOMS and h.line > (root.line or 0)), None)
-        c = cause_for(later) if later is not None else None
+    if root.cause_id == "dependency_version_conflict":
+        c = _hit_cause(hits, cause_for, lambda h: h.cause_id in _SYMPTOMS and h.line > (root.line or 0))
         if c is not None:
             out = [root, _cap(c, UNDECIDED_CAP), *rest]
             return out, [f"The {c.cause_id} failure on line {c.line} follows from this dependency conflict."]
@@ -152,9 +152,8 @@ def _crash_beside_full_disk(
     """A compiler that crashed (signal 11, killed) in a log that also says a file could not be
     written: the full disk (or TMPDIR) is the root, the crash its symptom (pytorch/pytorch#2046:
     cicc died of signal 11 beside "ptxas fatal : Internal error: writing file"; TMPDIR fixed it)."""
-    if root.cause_id in {"internal_compiler_error", "out_of_memory"} and cause_for is not None:
-        disk = next((h for h in hits if h.cause_id == "disk_full"), None)
-        c = cause_for(disk) if disk is not None else None
+    if root.cause_id in {"internal_compiler_error", "out_of_memory"}:
+        c = _hit_cause(hits, cause_for, lambda h: h.cause_id == "disk_full")
         if c is not None:
             out = [_cap(c, 0.7), _cap(root, UNDECIDED_CAP), *rest]
             return out, [
@@ -355,13 +354,12 @@ def _own_module_never_built(
     also shows why a build could not run (no compiler, no ninja, no nvcc...): the module is the
     package's own compiled op, which was never built, so the build blocker is the root
     (Megvii-BaseDetection/YOLOX#1371: fast_cocoeval's JIT build on Windows without cl.exe)."""
-    if root.cause_id != "python_dependency_missing" or cause_for is None:
+    if root.cause_id != "python_dependency_missing":
         return None
     module = root.values.get("module", "")
     if "." not in module.strip("."):
         return None
-    blocker = next((h for h in hits if h.cause_id in _BUILD_BLOCKERS), None)
-    c = cause_for(blocker) if blocker is not None else None
+    c = _hit_cause(hits, cause_for, lambda h: h.cause_id in _BUILD_BLOCKERS)
     if c is None:
         return None
     return [_cap(c, 0.7), _cap(root, UNDECIDED_CAP), *rest], [
@@ -408,9 +406,8 @@ def _cuda_home_list(
     "-isystem /usr/local/cuda:/usr/local/cuda:.../include"): the toolkit is not found because CUDA_HOME
     names no folder, not a toolkit without that part (vacancy/PreciseRoIPooling#48, torch's
     cpp_extension joins CUDA_HOME and "include")."""
-    if root.cause_id == "cuda_toolkit_incomplete" and cause_for is not None:
-        listed = next((h for h in hits if h.signature == "cuda-home-path-list"), None)
-        c = cause_for(listed) if listed is not None else None
+    if root.cause_id == "cuda_toolkit_incomplete":
+        c = _hit_cause(hits, cause_for, lambda h: h.signature == "cuda-home-path-list")
         if c is not None:
             return [c, _cap(root, UNDECIDED_CAP), *rest], [
                 f"Line {c.line} shows CUDA_HOME holding several folders: the CUDA part is missing because the "

@@ -5,7 +5,7 @@ helpers that rewrite a cause or read the log's context."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -119,5 +119,18 @@ def _abi_evidence(symbol: str, ctx: LogContext) -> bool:
 
 #: Makes the cause of a signature hit elsewhere in the log (None: not available).
 CauseFor = Callable[[SignatureHit], "_CauseLike | None"] | None
+
+
+def _hit_cause(
+    hits: Sequence[SignatureHit], cause_for: CauseFor, match: Callable[[SignatureHit], bool]
+) -> _CauseLike | None:
+    """The cause of the first of ``hits`` that ``match`` accepts (a signature match elsewhere in the log that a
+    rule puts beside or before the root), or None when none does or causes of hits are not available."""
+    if cause_for is None:
+        return None
+    hit = next((h for h in hits if match(h)), None)
+    return cause_for(hit) if hit is not None else None
+
+
 #: What a rule returns: the new cause list (root first) and notes, or None when it does not apply.
 Verdict = tuple[list[_CauseLike], list[str]] | None
