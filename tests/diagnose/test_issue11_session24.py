@@ -29,6 +29,24 @@ def _dlopen_after(first: Path, second: Path, cwd: Path) -> str:
     return _run([sys.executable, "-c", code], cwd).stderr
 
 
+def _stand_in(tmp_path: Path, folder: str, soname: str, node: str, symbol: str) -> Path:
+    """A shared library built here with real gcc and a version script: ``<folder>/<soname>`` exporting
+    ``int symbol(void)`` under version node ``node`` (a stand-in of a system library's versioned soname)."""
+    (tmp_path / folder).mkdir(exist_ok=True)
+    (tmp_path / f"{folder}.c").write_text(f"int {symbol}(void) {{ return 0; }}\n")
+    (tmp_path / f"{folder}.map").write_text(f"{node} {{ global: {symbol}; local: *; }};\n")
+    cmd = ["gcc", "-shared", "-fPIC", f"-Wl,-soname,{soname}", f"{folder}.c", f"-Wl,--version-script={folder}.map"]
+    assert _run([*cmd, "-o", f"{folder}/{soname}"], tmp_path).returncode == 0
+    return tmp_path / folder / soname
+
+
+def _linked_against(tmp_path: Path, name: str, library: Path, symbol: str) -> Path:
+    """A shared library ``name`` built here with real gcc that calls ``symbol`` from ``library``."""
+    (tmp_path / f"{name}.c").write_text(f"int {symbol}(void);\nint use(void) {{ return {symbol}(); }}\n")
+    assert _run(["gcc", "-shared", "-fPIC", f"{name}.c", str(library), "-o", name], tmp_path).returncode == 0
+    return tmp_path / name
+
+
 def _causes(d) -> list[tuple[str, float]]:
     return [(c.cause_id, c.confidence) for c in d.causes]
 
@@ -247,20 +265,10 @@ def test_the_real_loader_with_a_libgomp_older_than_the_module_wants(tmp_path):
     """Real glibc loader (ctypes): a library built against a libgomp.so.1 whose symbols carry GOMP_4.0, loaded
     beside an older libgomp.so.1 without that version node (torch's bundled copy, SeanNaren/deepspeech.pytorch#82,
     batch 65 dev).  Stand-ins built here with version scripts: "version `GOMP_4.0' not found"."""
-    for d in ("new", "old"):
-        (tmp_path / d).mkdir()
-    (tmp_path / "gomp.c").write_text("int omp_thing(void) { return 1; }\n")
-    (tmp_path / "new.map").write_text("GOMP_4.0 { global: omp_thing; local: *; };\n")
-    (tmp_path / "old.c").write_text("int omp_other(void) { return 0; }\n")
-    (tmp_path / "old.map").write_text("GOMP_1.0 { global: omp_other; local: *; };\n")
-    (tmp_path / "warp.c").write_text("int omp_thing(void);\nint warp(void) { return omp_thing(); }\n")
-    so = ["-shared", "-fPIC", "-Wl,-soname,libgomp.so.1"]
-    for src, ver, out in (("gomp.c", "new.map", "new"), ("old.c", "old.map", "old")):
-        cmd = ["gcc", *so, src, f"-Wl,--version-script={ver}", "-o", f"{out}/libgomp.so.1"]
-        assert _run(cmd, tmp_path).returncode == 0
-    link = ["gcc", "-shared", "-fPIC", "warp.c", "new/libgomp.so.1", "-o", "libwarpctc.so"]
-    assert _run(link, tmp_path).returncode == 0
-    err = _dlopen_after(tmp_path / "old" / "libgomp.so.1", tmp_path / "libwarpctc.so", tmp_path)
+    new = _stand_in(tmp_path, "new", "libgomp.so.1", "GOMP_4.0", "omp_thing")
+    old = _stand_in(tmp_path, "old", "libgomp.so.1", "GOMP_1.0", "omp_other")
+    warp = _linked_against(tmp_path, "libwarpctc.so", new, "omp_thing")
+    err = _dlopen_after(old, warp, tmp_path)
     assert "version `GOMP_4.0' not found" in err, err
     d = _diag(err.splitlines())
     assert d.root.cause_id == "glibcxx_too_old", _causes(d)
@@ -312,20 +320,10 @@ def test_the_real_loader_with_an_older_nvjitlink_found_first(tmp_path):
     __nvJitLinkCreate_12_8 from libnvJitLink.so.12, loaded after an older libnvJitLink.so.12 (same version
     node, only the 12.1 entry point): "undefined symbol: __nvJitLinkCreate_12_8, version libnvJitLink.so.12",
     as with another CUDA first on LD_LIBRARY_PATH (isaac-sim/IsaacSim#24, batch 72 dev)."""
-    for d in ("new", "old"):
-        (tmp_path / d).mkdir()
-    (tmp_path / "new.c").write_text("int __nvJitLinkCreate_12_8(void) { return 0; }\n")
-    (tmp_path / "old.c").write_text("int __nvJitLinkCreate_12_1(void) { return 0; }\n")
-    for d, sym in (("new", "__nvJitLinkCreate_12_8"), ("old", "__nvJitLinkCreate_12_1")):
-        (tmp_path / f"{d}.map").write_text(f"libnvJitLink.so.12 {{ global: {sym}; local: *; }};\n")
-        cmd = ["gcc", "-shared", "-fPIC", "-Wl,-soname,libnvJitLink.so.12", f"{d}.c"]
-        assert _run([*cmd, f"-Wl,--version-script={d}.map", "-o", f"{d}/libnvJitLink.so.12"], tmp_path).returncode == 0
-    (tmp_path / "sp.c").write_text(
-        "int __nvJitLinkCreate_12_8(void);\nint sp(void) { return __nvJitLinkCreate_12_8(); }\n"
-    )
-    cmd = ["gcc", "-shared", "-fPIC", "sp.c", "new/libnvJitLink.so.12", "-o", "libcusparse.so.12"]
-    assert _run(cmd, tmp_path).returncode == 0
-    err = _dlopen_after(tmp_path / "old" / "libnvJitLink.so.12", tmp_path / "libcusparse.so.12", tmp_path)
+    new = _stand_in(tmp_path, "new", "libnvJitLink.so.12", "libnvJitLink.so.12", "__nvJitLinkCreate_12_8")
+    old = _stand_in(tmp_path, "old", "libnvJitLink.so.12", "libnvJitLink.so.12", "__nvJitLinkCreate_12_1")
+    cusparse = _linked_against(tmp_path, "libcusparse.so.12", new, "__nvJitLinkCreate_12_8")
+    err = _dlopen_after(old, cusparse, tmp_path)
     assert "undefined symbol: __nvJitLinkCreate_12_8, version libnvJitLink.so.12" in err, err
     d = _diag(err.splitlines())
     assert d.root.cause_id == "cuda_version_mismatch", _causes(d)
