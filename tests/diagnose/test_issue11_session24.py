@@ -530,3 +530,56 @@ def test_held_out_misses_of_batches_55_to_78_that_a_general_message_names():
     assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "torch_missing_in_build_env"
     name = "rocm-deepspeed-jit-fused-adam-hipify-cuda-runtime-api-h-not-found.log"
     assert _diag(_lines(name)).root.confidence < 0.7
+
+
+#: Messages of torch's cpp_extension.py (a piece of its source text; the line as a log shows it; the cause).
+_CPP_EXTENSION_MESSAGES = [
+    (
+        "Ninja is required to load C++ extensions",
+        "RuntimeError: Ninja is required to load C++ extensions",
+        "ninja_missing",
+    ),
+    (
+        "ninja is required to build cuda extension",
+        "AssertionError: With dlink=True, ninja is required to build cuda extension ops.",
+        "ninja_missing",
+    ),
+    (
+        "ninja is required to build sycl extensions",
+        "AssertionError: ninja is required to build sycl extensions.",
+        "ninja_missing",
+    ),
+    (
+        "MSVC is required to load C++ extensions",
+        "RuntimeError: MSVC is required to load C++ extensions",
+        "compiler_missing",
+    ),
+    (
+        "CUDA_HOME environment variable is not set",
+        "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+        "cuda_toolkit_not_found",
+    ),
+    (
+        "ROCM_HOME environment variable is not set",
+        "OSError: ROCM_HOME environment variable is not set. Please set it to your ROCm install root.",
+        "cuda_toolkit_not_found",
+    ),
+    ("or GPU not supported", "ValueError: Unknown CUDA arch (12.0) or GPU not supported", "arch_unknown_to_torch"),
+    (
+        "than the minimum required version by CUDA",
+        "RuntimeError: The current installed version of g++ (4.8.5) is less than the minimum required version by "
+        "CUDA 11.8 (6.0.0).",
+        "host_compiler_unsupported",
+    ),
+]
+
+
+@pytest.mark.parametrize(("template", "line", "cause"), _CPP_EXTENSION_MESSAGES)
+def test_torchs_own_extension_builder_messages(template, line, cause):
+    """The messages the installed torch's cpp_extension.py raises (torch 2.13 here: each template must still be in
+    its source) are named by their cause: a build tool missing, the toolkit not found, an arch torch does not
+    know, a host compiler outside CUDA's range."""
+    ext = pytest.importorskip("torch.utils.cpp_extension")
+    assert template in Path(ext.__file__).read_text(encoding="utf-8")
+    d = _diag([line])
+    assert d.root.cause_id == cause and d.root.confidence >= 0.7, _causes(d)
