@@ -215,11 +215,12 @@ class ContextCollector:
                 m = _TORCH_IMPORT.search(body) or _TORCH_INIT_IPY.search(body)
                 if m:
                     _add(c.torch_imports, m.group("p"))
-        if "cuda" in body or "CUDA" in body or "FatBin" in body or "_hip" in body:
+        cuda = "cuda" in body or "CUDA" in body
+        if cuda or "FatBin" in body or "_hip" in body:
             c.cuda_seen = True
         if "cuDNN: v?" in body:
             c.cudnn_version_unread = True
-        if "cuda" in body or "CUDA" in body or "release " in body:
+        if cuda or "release " in body:
             for m in _CUDA_VER.finditer(body):
                 v = next(g for g in m.groups() if g)
                 if len(v) == 3 and "." not in v:  # +cu118

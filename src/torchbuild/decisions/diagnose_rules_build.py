@@ -398,7 +398,6 @@ def _build_program_not_found_windows(
     return [first, *rest], ["A build step could not start a program: on Windows that is usually cl.exe off PATH."]
 
 
-#: The rules of this module, in the order they are tried.
 def _cuda_home_list(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
@@ -464,6 +463,7 @@ def _cudnn_version_unread(
     ]
 
 
+#: The rules of this module, in the order they are tried.
 RULES = (
     _gcc_headers_unsupported,
     _conflict_before,
