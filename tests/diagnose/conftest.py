@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from torchbuild.decisions.diagnose import Diagnosis, diagnose_lines
+from torchbuild.decisions.diagnose import Cause, Diagnosis, diagnose_lines
+from torchbuild.decisions.diagnose.model import CALIBRATED_CAP, PRECISION_BAR, PRECISION_MIN_LOGS
+from torchbuild.decisions.diagnose.signatures import load_precision
 
 #: The real-log corpus (tests/diagnose/realworld) and its index rows by file name.
 CORPUS = Path(__file__).resolve().parent / "realworld"
@@ -31,6 +33,17 @@ def diagnose_text(text: str, *, all_failures: bool = False) -> Diagnosis:
     """Diagnose ``text`` (dedented), numbering lines from 1."""
     lines = textwrap.dedent(text).strip("\n").split("\n")
     return diagnose_lines(enumerate(lines, 1), all_failures=all_failures)
+
+
+def stated(cause: Cause) -> bool:
+    """Whether ``cause`` is stated as a finding: confidence 0.7 or more, or exactly the calibrated cap
+    when its signature is below the precision bar on the real-log corpus
+    (knowledge/data/signature_precision.toml): the most such a signature may claim."""
+    if cause.confidence >= 0.7:
+        return True
+    p = load_precision().get(cause.signature or "")
+    capped = p is not None and p.named >= PRECISION_MIN_LOGS and p.ratio < PRECISION_BAR
+    return capped and cause.confidence == CALIBRATED_CAP
 
 
 @pytest.fixture

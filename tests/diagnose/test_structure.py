@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import diagnose_list, diagnose_text
+from .conftest import diagnose_list, diagnose_text, stated
 
 
 def _parallel_ninja_log(n_blocks: int = 8) -> str:
@@ -337,7 +337,7 @@ def test_translated_messages_are_read_in_english(line, cause):
     """Lines as GCC, glibc and bash print them under another LANG (their own catalogs' texts,
     knowledge/data/localized.toml) name the same cause as the English line."""
     d = diagnose_text(line)
-    assert d.root.cause_id == cause and d.root.confidence >= 0.7
+    assert d.root.cause_id == cause and stated(d.root)
 
 
 def test_a_cmake_message_matched_only_when_joined_is_a_signature_hit_for_the_reasoning():

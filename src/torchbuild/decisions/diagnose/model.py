@@ -27,6 +27,14 @@ MAX_STEPS = 200
 CMAKE_JOIN_LINES = 16
 #: Lines after the first error that can belong to its root window at most.
 ROOT_WINDOW_LINES = 80
+#: A signature keeps a confidence of 0.7 or more only when it was the cause judged from the issue
+#: thread in at least this share of the real logs it named with such a confidence
+#: (``knowledge/data/signature_precision.toml``, made by benchmarks/realworld_calibrate.py) ...
+PRECISION_BAR = 0.9
+#: ... counted over at least this many logs (fewer say too little about the signature).
+PRECISION_MIN_LOGS = 3
+#: Confidence of a cause whose signature is below :data:`PRECISION_BAR`: a likely cause, not a finding.
+CALIBRATED_CAP = 0.65
 
 
 # --------------------------------------------------------------------------- data

@@ -4,16 +4,20 @@ how the root is chosen)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from ..diagnose_reasons import SignatureHit, reason
 from .classify import PY_EXCEPTION
 from .matching import Scanner, _Event
 from .model import (
+    CALIBRATED_CAP,
     HINT_ALONE_CAP,
     HINT_BEFORE,
     HINT_CAP,
     OFF_ROOT_CAP,
+    PRECISION_BAR,
+    PRECISION_MIN_LOGS,
     ROOT_WINDOW_LINES,
     UNKNOWN,
     Cause,
@@ -23,7 +27,7 @@ from .model import (
     Stats,
     Step,
 )
-from .signatures import Signature, _fill
+from .signatures import Precision, Signature, _fill, load_precision
 
 #: Confidence of an error the program went on after (see :meth:`Diagnoser._fatal_exception_after`).
 SURVIVED_CAP = 0.5
@@ -162,6 +166,8 @@ class Diagnoser(Scanner):
                     break
         if self.events_dropped:
             notes.append(f"{self.events_dropped} further error lines were not kept (memory bound).")
+        causes, why = calibrate(causes, load_precision())
+        notes.extend(why)
         return Diagnosis(causes, first_error, stats, notes, step)
 
     def _fatal_exception_after(self, root: _Event, events: Sequence[_Event]) -> _Event | None:
@@ -245,6 +251,42 @@ class Diagnoser(Scanner):
             {},
             step,
         )
+
+
+def calibrate(causes: Sequence[Cause], precision: Mapping[str, Precision]) -> tuple[list[Cause], list[str]]:
+    """Keep below 0.7 the causes whose signature was often not the root on real logs.
+
+    A signature that named the cause judged from the issue thread in fewer than :data:`PRECISION_BAR`
+    of the real logs it named with a confidence of 0.7 or more, over at least
+    :data:`PRECISION_MIN_LOGS` logs (``precision``, from ``knowledge/data/signature_precision.toml``),
+    matches a line that several roots share; its cause is kept at most :data:`CALIBRATED_CAP`.  The
+    order is not changed.
+
+    :param causes: the diagnosis' causes, root first.
+    :param precision: ``{signature id: Precision}`` (:func:`~.signatures.load_precision`).
+    :returns: the causes (confidence lowered where it applies) and, when the root's was lowered, a
+        note naming how often that signature was right and what the other logs' causes were.
+    """
+    out: list[Cause] = []
+    notes: list[str] = []
+    for i, c in enumerate(causes):
+        p = precision.get(c.signature) if c.signature else None
+        if p is None or p.named < PRECISION_MIN_LOGS or p.ratio >= PRECISION_BAR or c.confidence <= CALIBRATED_CAP:
+            out.append(c)
+            continue
+        out.append(replace(c, confidence=CALIBRATED_CAP))
+        if i == 0:
+            also = ", ".join(
+                f"{cause if cause != UNKNOWN else 'a cause torchbuild does not list'}: {n}"
+                for cause, n in list(p.others.items())[:3]
+            )
+            notes.append(
+                f"Signature {c.signature} named its cause in {p.named} real failure logs of torchbuild's corpus; "
+                f"the issue threads confirmed it in {p.right} and judged another cause in the rest ({also}). "
+                f"So {c.cause_id} is reported as a likely cause (confidence {CALIBRATED_CAP}), not a finding: "
+                "check those causes too."
+            )
+    return out, notes
 
 
 def diagnose_lines(

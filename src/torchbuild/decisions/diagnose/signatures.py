@@ -140,6 +140,55 @@ def load_signatures() -> tuple[Signature, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class Precision:
+    """How a signature fared on the real-log corpus (a row of ``knowledge/data/signature_precision.toml``).
+
+    :param signature: the signature's id.
+    :param named: logs of tests/diagnose/realworld it was named first for with a confidence of 0.7 or
+        more, the calibration off (>= 1).
+    :param right: of those, logs whose cause judged from the issue thread is the one diagnose named.
+    :param others: the judged causes of the other logs, ``{cause_id: logs}``, most frequent first.
+    """
+
+    signature: str
+    named: int
+    right: int
+    others: Mapping[str, int]
+
+    @property
+    def ratio(self) -> float:
+        """``right / named``: the share of those logs diagnose was right on (0..1)."""
+        return self.right / self.named
+
+
+@functools.lru_cache(maxsize=1)
+def load_precision() -> Mapping[str, Precision]:
+    """``{signature id: Precision}`` for every signature that named a cause with a confidence of 0.7 or
+    more for at least one real log whose thread judged another cause
+    (``knowledge/data/signature_precision.toml``, made by benchmarks/realworld_calibrate.py; the others
+    were right every time and have no row).
+
+    :raises KnowledgeError: when the file is missing or a row is invalid (``named`` < 1,
+        ``right`` outside 0..named, ``others`` not a table of counts).
+    """
+    out: dict[str, Precision] = {}
+    for row in rows("signature_precision", "signature"):
+        try:
+            named, right = int(row["named"]), int(row["right"])
+            others = {str(k): int(v) for k, v in dict(row["others"]).items()}
+            if named < 1 or not 0 <= right <= named:
+                raise ValueError(f"named = {named}, right = {right}")
+            ordered = dict(sorted(others.items(), key=lambda kv: -kv[1]))
+            out[row["id"]] = Precision(row["id"], named, right, ordered)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise KnowledgeError(
+                f"signature_precision.toml: row {row.get('id', '?')!r} is invalid ({exc}); "
+                "regenerate it with benchmarks/realworld_calibrate.py"
+            ) from exc
+    return out
+
+
 def header_messages() -> tuple[tuple[str, str, str], ...]:
     """How the compilers say an ``#include`` was not found: ``(compiler, pattern, example)``
     per ``[[message]]`` of ``knowledge/data/headers.toml`` (``{header}`` in the pattern

@@ -1,0 +1,159 @@
+"""Confidence from the real logs (issue 11): a signature that often named another root than the one the
+issue thread judged is reported as a likely cause, below 0.7, with how often it was right
+(knowledge/data/signature_precision.toml, made by benchmarks/realworld_calibrate.py)."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from torchbuild import knowledge
+from torchbuild.decisions.diagnose import Diagnosis, load_signatures, ranking
+from torchbuild.decisions.diagnose.model import CALIBRATED_CAP, PRECISION_BAR, PRECISION_MIN_LOGS
+from torchbuild.decisions.diagnose.ranking import calibrate
+from torchbuild.decisions.diagnose.signatures import Precision, load_precision
+from torchbuild.knowledge.causes import cause_ids
+
+from .conftest import ROWS, corpus_lines, diagnose_list
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import realworld_calibrate as cal  # noqa: E402
+import realworld_measure as measure  # noqa: E402
+
+#: A real log whose first cause is an undefined torch symbol, named by the signature
+#: undefined-symbol-torch (torch_sparse built for another torch; batch 2, dev).
+SYMBOL_LOG = "undefsym-sparse-infer-schema-torch170.log"
+
+
+def _root(name: str = SYMBOL_LOG) -> Diagnosis:
+    """The diagnosis of corpus log ``name``, read as the CLI reads it."""
+    return diagnose_list(corpus_lines(name))
+
+
+@pytest.fixture
+def uncalibrated(monkeypatch):
+    """The diagnosis of :data:`SYMBOL_LOG` with the calibration off (an empty precision table)."""
+    monkeypatch.setattr(ranking, "load_precision", dict)
+    return _root()
+
+
+def test_a_signature_often_wrong_on_real_logs_is_reported_as_a_likely_cause(uncalibrated):
+    """The root of a real log, with a table saying its signature was right in 8 of 10 logs: the cause and
+    the order stay, the confidence drops to the cap, and the note names the counts and the other causes."""
+    root = uncalibrated.root
+    assert root.confidence > CALIBRATED_CAP and root.signature
+    table = {root.signature: Precision(root.signature, 10, 8, {"cxx_abi_mismatch": 1, "unknown": 1})}
+    out, notes = calibrate([root, root], table)
+    assert [c.cause_id for c in out] == [root.cause_id] * 2
+    assert [c.confidence for c in out] == [CALIBRATED_CAP, CALIBRATED_CAP]
+    assert out[0].evidence == root.evidence and out[0].fix == root.fix
+    assert len(notes) == 1
+    assert "in 10 real failure logs" in notes[0] and "confirmed it in 8 " in notes[0]
+    assert "(cxx_abi_mismatch: 1, a cause torchbuild does not list: 1)" in notes[0]
+
+
+@pytest.mark.parametrize(
+    ("named", "right"),
+    [
+        (10, 9),  # right 9 times in 10: at the bar
+        (PRECISION_MIN_LOGS - 1, 0),  # too few logs to judge the signature
+    ],
+)
+def test_a_signature_at_the_bar_or_judged_on_too_few_logs_keeps_its_confidence(uncalibrated, named, right):
+    root = uncalibrated.root
+    table = {root.signature: Precision(root.signature, named, right, {"unknown": named - right})}
+    out, notes = calibrate([root], table)
+    assert out == [root] and notes == []
+
+
+def test_a_cause_already_below_the_cap_or_without_a_signature_is_left_alone(uncalibrated):
+    root = uncalibrated.root
+    low = replace(root, confidence=0.5)
+    table = {root.signature: Precision(root.signature, 10, 1, {"unknown": 9})}
+    assert calibrate([low], table) == ([low], [])
+    bare = replace(root, signature=None)
+    assert calibrate([bare], table) == ([bare], [])
+
+
+def test_the_cli_reports_the_calibrated_confidence_with_its_note():
+    """End to end with the shipped table: any signature the table puts below the bar, matched on a real
+    log, comes out at the cap with the note (checked for the signature of SYMBOL_LOG when it is below
+    the bar; otherwise that its confidence is its own)."""
+    root = _root().root
+    p = load_precision().get(root.signature or "")
+    capped = p is not None and p.named >= PRECISION_MIN_LOGS and p.ratio < PRECISION_BAR
+    sig = next(s for s in load_signatures() if s.id == root.signature)
+    if capped:
+        assert root.confidence == CALIBRATED_CAP
+        assert any(f"confirmed it in {p.right} " in n for n in _root().notes)  # type: ignore[union-attr]
+    else:
+        assert root.confidence == sig.confidence
+
+
+def test_the_shipped_table_names_real_signatures_and_causes():
+    """Every row of signature_precision.toml names a signature of knowledge/data/signatures (or a reasoning
+    rule's ``reason:<cause id>``), counts that add up, judged causes that exist, and the threads it cites."""
+    ids = {s.id for s in load_signatures()}
+    causes = set(cause_ids()) | {"unknown"}
+    rows = knowledge.rows("signature_precision", "signature")
+    assert rows
+    for row in rows:
+        sid = row["id"]
+        assert sid in ids or (sid.startswith("reason:") and sid.split(":", 1)[1] in causes), sid
+        assert 0 <= row["right"] < row["named"]
+        assert sum(row["others"].values()) == row["named"] - row["right"]
+        assert set(row["others"]) <= causes
+        assert all(u.startswith("https://") for u in row["source"])
+    assert set(load_precision()) == {r["id"] for r in rows}
+
+
+def test_the_shipped_table_is_what_the_corpus_gives():
+    """The table is regenerated from the corpus it names (every log up to its ``last_batch`` that is not
+    blind for its ``blind_from``), diagnosed with the calibration off: the counts must be the shipped ones.  A signature
+    or rule changed since the last `python benchmarks/realworld_calibrate.py --blind-from N` fails here."""
+    meta = knowledge.load("signature_precision")["meta"]
+    files = [
+        r["file"]
+        for r in measure.rows()
+        if (r.get("batch") or 0) <= meta["last_batch"] and not measure.is_blind(r, meta["blind_from"])
+    ]
+    assert len(files) == meta["logs"]
+    table = cal.counts(
+        cal.uncalibrated(files), {f: r["cause"] for f, r in ROWS.items()}, {f: r["url"] for f, r in ROWS.items()}
+    )
+    got = {s: (n, r, dict(o)) for s, (n, r, o, _u) in table.items() if o}
+    shipped = {p.signature: (p.named, p.right, dict(p.others)) for p in load_precision().values()}
+    assert got == shipped
+
+
+def test_render_writes_a_table_that_loads_back():
+    """counts() over a made-up snapshot, render(), then the knowledge loader's own checks via tomllib."""
+    snap = {
+        "a.log": ["cxx_abi_mismatch", 0.8, "sig-a", 3],
+        "b.log": ["cxx_abi_mismatch", 0.8, "sig-a", 5],
+        "c.log": ["cxx_abi_mismatch", 0.6, "sig-a", 5],  # below 0.7: not a stated finding, not counted
+        "d.log": ["unknown", 0.0, None, 1],
+        "e.log": ["cuda_version_mismatch", 0.9, "sig-b", 2],
+    }
+    expected = {"a.log": "cxx_abi_mismatch", "b.log": "torch_extension_mismatch", "c.log": "unknown"}
+    expected |= {"d.log": "unknown", "e.log": "cuda_version_mismatch"}
+    urls = {f: f"https://github.com/o/r/issues/{i}" for i, f in enumerate(snap)}
+    table = cal.counts(snap, expected, urls)
+    assert table["sig-a"][:3] == (2, 1, Counter({"torch_extension_mismatch": 1}))
+    assert table["sig-b"][:3] == (1, 1, Counter())
+    doc = tomllib.loads(cal.render(table, len(snap), "abc1234", 7, 9))
+    assert doc["meta"] == {"logs": 5, "blind_from": 7, "last_batch": 9}
+    assert doc["signature"] == [
+        {
+            "id": "sig-a",
+            "named": 2,
+            "right": 1,
+            "others": {"torch_extension_mismatch": 1},
+            "source": ["https://github.com/o/r/issues/1"],
+        }
+    ]
