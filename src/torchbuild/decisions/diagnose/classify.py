@@ -62,7 +62,7 @@ GATE: tuple[str, ...] = (
     "ncompatib",
     "kernel image",
     "or higher",
-    "nrecognized",
+    "recognized",  # "unrecognized", and LLVM's "'sm_120' is not a recognized processor"
     "nvalid value",
     "fopenmp",
     "NOTFOUND",

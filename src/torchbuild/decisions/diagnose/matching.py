@@ -32,8 +32,10 @@ from .signatures import Signature, load_signatures
 #: of a message that was wrapped: it is matched again joined with the next line.
 WRAP_MIN = 60
 #: A shorter error line that ends with one of these (a colon, or the quote after a name: clang's
-#: "fatal error: 'omp.h'" / "file not found") is also tried joined with the next line, with a space.
-WRAP_ENDS = (":", "'", '"', "\u2019")
+#: "fatal error: 'omp.h'" / "file not found"; or a word after which nvcc's EDG front end breaks its
+#: messages: "no suitable conversion function from" / '"const at::DeprecatedTypeProperties"') is also
+#: tried joined with the next line, with a space.
+WRAP_ENDS = (":", "'", '"', "\u2019", " from", " type")
 #: A Python warning line ("...py:368: UserWarning: ...", "FutureWarning: ...").
 _PY_WARNING = re.compile(r"(?:^|[\s:])[A-Z]\w*Warning: ")
 #: How CMake starts a message of its own (a new message, not the indented text of the one before).

@@ -1,0 +1,180 @@
+"""Issue 11, session 25: rows written from the dev halves of batches 79-98, each checked against the real
+tool's own output where it runs here (nvcc 13, g++ 12, GNU ld, glibc's loader through ctypes, torch 2.13's
+libtorch_python), and against the real logs they were read from."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROWS, stated
+from .conftest import corpus_lines as _lines
+from .conftest import diagnose_list as _diag
+
+
+def _run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a real tool: output captured as text, a failure is not an error."""
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def _causes(d) -> list[tuple[str, float]]:
+    return [(c.cause_id, c.confidence) for c in d.causes]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "import-unsloth-studio-torchao-0.14-pinned-vs-torch-2.10.log",
+        "import-axolotl-torchao-0.16-vs-torch-2.9.1.log",
+        "import-ace-step-windows-portable-torchao-0.15-vs-torch-2.7.1.log",
+    ],
+)
+def test_torchao_skipping_its_cpp_extensions_is_a_torchao_for_another_torch(name):
+    """torchao's own warning when its prebuilt .so files do not fit the installed torch (torchao/__init__.py,
+    read in the 0.14.0 wheel), from three projects (batch 96 dev): the versions of both sides are named."""
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "torch_extension_mismatch", _causes(d)
+    assert d.root.confidence >= 0.7
+    assert d.root.values["torch"] in d.root.explanation and d.root.values["torchao"] in d.root.fix
+
+
+def test_a_symbol_whose_underscore_markdown_ate_is_still_a_torch_symbol(tmp_path):
+    """GitHub's markdown turns a pasted symbol's leading ``_`` into ``*`` (wangtz19/NetMamba#26, batch 83 dev):
+    the symbol is still one of torch's (real c++filt reads it back once the ``_`` is restored)."""
+    name = "import-causal-conv1d-undefined-symbol-symbolicshapemeta.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "torch_extension_mismatch", _causes(d)
+    assert d.root.values["symbol"].startswith("*ZNK3c10")
+    pasted = next(t for t in _lines(name) if "undefined symbol: " in t).split("undefined symbol: ")[1].split()[0]
+    demangled = _run(["c++filt", pasted.replace("*", "_")]).stdout.strip()
+    assert demangled == "c10::SymbolicShapeMeta::init_is_contiguous() const", demangled
+
+
+def test_androids_loader_wording(tmp_path):
+    """Bionic's dlopen says 'cannot locate symbol "X"' and 'library "X" not found' where glibc says
+    'undefined symbol: X' and 'X: cannot open shared object file' (termux/termux-packages#19153 and #29202,
+    batch 80 dev); a library an Android app no longer ships reads the same, so that one stays below 0.7."""
+    name = "import-termux-python-torchaudio-wrap-outputs-symbol.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "torch_extension_mismatch", _causes(d)
+    name = "import-termux-python-torch-libandroid-execinfo-not-found.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "shared_library_not_found", _causes(d)
+    assert d.root.values["lib"] == "libandroid-execinfo.so" and d.root.confidence < 0.7
+
+
+def test_dgl_without_a_library_for_this_torch():
+    """DGL's tensoradapter for the installed torch missing (dmlc/dgl#3716) and its Graphbolt library failing to
+    load (graeter-group/grappa#20), batch 88 dev: the DGL build does not go with this torch."""
+    name = "import-dgl-conda-tensoradapter-pytorch-1.10.2-missing.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == "torch_extension_mismatch" and d.root.values["torch"] == "1.10.2", _causes(d)
+    name = "import-grappa-dgl-graphbolt-cannot-load.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "torch_extension_mismatch"
+
+
+def test_numpy_not_available_is_torchs_own_message():
+    """torch's "Numpy is not available" (torch/csrc/utils/tensor_numpy.cpp) is in the installed torch's
+    libtorch_python; under torch 2.2.2 with NumPy 2 it is the ABI break (securefederatedai/openfederatedlearning#999,
+    batch 90 dev), below 0.7 because a NumPy that is not installed says the same."""
+    torch = pytest.importorskip("torch")
+    lib = next(Path(torch.__file__).parent.joinpath("lib").glob("libtorch_python*"))
+    assert b"Numpy is not available" in lib.read_bytes()
+    name = "runtime-openfl-torch222-numpy2-numpy-is-not-available.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "numpy_abi_mismatch", _causes(d)
+    assert d.root.confidence < 0.7
+    d = _diag(
+        ["ValueError: numpy.ndarray size changed, may indicate binary incompatibility. Expected 88 from C header"]
+    )
+    assert d.root.cause_id == "numpy_abi_mismatch" and d.root.confidence >= 0.7
+
+
+def test_a_git_lfs_pointer_given_to_the_real_linker(tmp_path):
+    """A Git LFS pointer where a static library should be (NVIDIA/TensorRT-LLM#28, batch 81 dev): real GNU ld
+    reads it as a linker script and fails; the log names the checkout's missing files, not the code."""
+    lib = tmp_path / "libbatch_manager_static.a"
+    lib.write_text(
+        "version https://git-lfs.github.com/spec/v1\n"
+        "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+        "size 12345\n"
+    )
+    (tmp_path / "m.c").write_text("int main(void) { return 0; }\n")
+    r = _run(["gcc", "m.c", str(lib), "-o", "m"], tmp_path)
+    assert r.returncode != 0 and "treating as linker script" in r.stderr, r.stderr
+    d = _diag(r.stderr.splitlines())
+    assert d.root.cause_id == "submodule_missing" and "git lfs pull" in d.root.fix, _causes(d)
+    name = "build-tensorrt-llm-batch-manager-static-lfs-pointer.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+
+
+def test_cuda_driver_api_names_real_nvcc_and_real_loader(tmp_path):
+    """A CUDA driver API name (CU* type, cu* function) unknown to the toolkit's cuda.h, as real nvcc 13 says it
+    (sgl-project/sglang#9512: green contexts under CUDA 12.0): the toolkit is too old.  The same function missing
+    at load, as real glibc's loader says it (sglang#8701: an old driver's libcuda): the driver is too old."""
+    (tmp_path / "g.cu").write_text("#include <cuda.h>\nvoid f() { CUfutureCtx h; cuFutureCtxDestroy(h); }\n")
+    r = _run(["nvcc", "-c", "g.cu", "-o", "g.o"], tmp_path)
+    if r.returncode == 127 or "not found" in r.stderr and "nvcc" in r.stderr:
+        pytest.skip("no nvcc here")
+    assert 'identifier "CUfutureCtx" is undefined' in r.stdout + r.stderr
+    d = _diag((r.stdout + r.stderr).splitlines())
+    assert d.root.cause_id == "cuda_toolkit_too_old" and d.root.confidence < 0.7, _causes(d)
+    (tmp_path / "ext.c").write_text(
+        "int cuFutureCtxDestroy(void *);\nint use(void) { return cuFutureCtxDestroy(0); }\n"
+    )
+    assert _run(["gcc", "-shared", "-fPIC", "ext.c", "-o", "ext.so"], tmp_path).returncode == 0
+    code = f"import ctypes, os\nctypes.CDLL({str(tmp_path / 'ext.so')!r}, mode=os.RTLD_NOW)\n"
+    err = _run([sys.executable, "-c", code], tmp_path).stderr
+    assert "undefined symbol: cuFutureCtxDestroy" in err, err
+    d = _diag(err.splitlines())
+    assert d.root.cause_id == "cuda_driver_too_old", _causes(d)
+    # a CUDA library's own function (cublas..., cudnn...) is not the driver's
+    d = _diag(["ImportError: /x/libtorch_cuda.so: undefined symbol: cublasLtGetVersion"])
+    assert d.root.cause_id != "cuda_driver_too_old", _causes(d)
+
+
+def test_a_compiler_whose_llvm_or_ptxas_predates_the_gpu():
+    """Triton's LLVM not knowing sm_120 (kijai/ComfyUI-HunyuanVideoWrapper#457) and Triton's bundled
+    ``ptxas-blackwell`` not knowing sm_110a (roboflow/inference#2502), batches 83 and 95 dev."""
+    for name in (
+        "triton-sageattention-sm120-not-recognized-processor.log",
+        "triton-roboflow-inference-thor-ptxas-blackwell-sm110a.log",
+    ):
+        d = _diag(_lines(name))
+        assert d.root.cause_id == ROWS[name]["cause"] == "cuda_arch_unsupported", (name, _causes(d))
+        assert stated(d.root)
+    assert (
+        _diag(["'sm_120' is not a recognized processor for this target (ignoring processor)"]).root.values["arch"]
+        == "sm_120"
+    )
+
+
+def test_libtorch_download_of_a_build_script_failing():
+    """tch-rs's torch-sys build script fetching libtorch from download.pytorch.org: a timeout
+    (tch-rs#827) and a name that does not resolve behind a proxy (tch-rs#663), batch 82 dev."""
+    for name in (
+        "tchrs-windows-torch-sys-libtorch-download-timed-out.log",
+        "tchrs-torch-sys-011-download-fails-behind-http-proxy-dns.log",
+    ):
+        d = _diag(_lines(name))
+        assert d.root.cause_id == ROWS[name]["cause"] == "source_fetch_failed", (name, _causes(d))
+        assert "LIBTORCH" in d.root.fix
+
+
+def test_tensor_type_given_to_dispatch_as_nvcc_wraps_it():
+    """nvcc's EDG front end wraps "no suitable conversion function from / "const at::DeprecatedTypeProperties" /
+    to "c10::ScalarType" exists" over three lines (sjtu-medialab/RwkvCompress#9, batch 89 dev)."""
+    name = "setup-rwkvcompress-biwkv4-deprecated-tensor-type.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "torch_api_removed", _causes(d)
+
+
+def test_r_torchs_lantern_missing_a_cuda_library():
+    """R torch's lantern says "Unable to open shared object file" (mlverse/torch#1066, batch 82 dev)."""
+    name = "rtorch-liblantern-libcudart110-not-found-ubuntu2204.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "shared_library_not_found", _causes(d)
+    assert d.root.values["lib"] == "libcudart.so.11.0"
