@@ -178,3 +178,44 @@ def test_r_torchs_lantern_missing_a_cuda_library():
     d = _diag(_lines(name))
     assert d.root.cause_id == ROWS[name]["cause"] == "shared_library_not_found", _causes(d)
     assert d.root.values["lib"] == "libcudart.so.11.0"
+
+
+def test_a_custom_op_without_a_kernel_for_the_backend_as_real_torch_says_it():
+    """torch 2.13's own dispatcher message for a custom operator with no kernel for a backend (an op defined
+    here with a CUDA kernel only, called with a CPU tensor), and torchcodec's op under a torch it was not built
+    for (meta-pytorch/torchcodec#493, batch 96 dev): the package does not fit this torch; aten's own operators
+    are not this cause."""
+    torch = pytest.importorskip("torch")
+    lib = torch.library.Library("tbtest25", "DEF")
+    lib.define("twice(Tensor x) -> Tensor")
+    lib.impl("twice", lambda x: x * 2, "CUDA")
+    with pytest.raises(NotImplementedError) as err:
+        torch.ops.tbtest25.twice(torch.ones(2))
+    line = f"NotImplementedError: {str(err.value).splitlines()[0]}"
+    assert "Could not run 'tbtest25::twice' with arguments from the 'CPU' backend" in line, line
+    d = _diag([line])
+    assert d.root.cause_id == "torch_extension_mismatch" and d.root.values["backend"] == "CPU", _causes(d)
+    name = "runtime-torchcodec-0.1.1-vs-torch-2.4-notimplemented-cpu-backend.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+    d = _diag(["NotImplementedError: Could not run 'aten::add.out' with arguments from the 'QuantizedCPU' backend."])
+    assert d.root.cause_id != "torch_extension_mismatch", _causes(d)
+
+
+def test_a_windows_dll_missing_an_entry_point_of_torch():
+    """Windows' "The procedure entry point X could not be located in the dynamic link library Y" for torchcodec
+    0.15 under torch 2.10 (Saganaki22/ComfyUI-Breeze-TTS-2#1, batch 82 dev)."""
+    name = "torchcodec-windows-entry-point-torch-from-blob-not-found.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "torch_extension_mismatch", _causes(d)
+    assert d.root.values["symbol"] == "torch_from_blob" and d.root.values["dll"].endswith("libtorchcodec_core8.dll")
+
+
+def test_find_package_torch_without_the_cuda_toolkit():
+    """torch's Caffe2Config.cmake (cmake/Caffe2Config.cmake.in, v2.6.0) stops with "Your installed Caffe2 version
+    uses CUDA but I cannot find the CUDA libraries" only when cmake/public/cuda.cmake found no CUDA (VAST-AI-Research/
+    TripoSR#147, batch 92 dev, a pip-wrapped CMake log): the toolkit is not found; the thread's fix was a torch for
+    the CUDA installed, so the cause is not stated as a finding."""
+    name = "build-torchmcubes-windows-caffe2config-cannot-find-cuda-libraries.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == "cuda_toolkit_not_found" and d.root.confidence < 0.7, _causes(d)
+    assert "torch.version.cuda" in d.root.fix
