@@ -66,6 +66,7 @@ GATE: tuple[str, ...] = (
     "nvalid value",
     "fopenmp",
     "NOTFOUND",
+    "NOT_FOUND",  # Windows' STATUS_DLL_NOT_FOUND / STATUS_ENTRYPOINT_NOT_FOUND exit codes
     "ADVANCED",
     "nable to",
     "xception",
