@@ -102,7 +102,8 @@ def test_a_cudnn_soname_is_not_a_cuda_version():
     assert d.root.cause_id == ROWS[name]["cause"] == "shared_library_not_found", _causes(d)
     assert "libcuda.so" in d.root.explanation
     d = _diag(["cudatoolkit 11.8", "OSError: libcudnn.so.8: cannot open shared object file: No such file or directory"])
-    assert d.root.cause_id == "shared_library_not_found", _causes(d)
+    # cuDNN's own library missing is cuDNN missing (cudnn_unusable; session 25, batch 102 held-out)
+    assert d.root.cause_id == "cudnn_unusable", _causes(d)
     assert "CUDA 8" not in d.root.explanation + " ".join(d.notes)
 
 

@@ -284,3 +284,16 @@ def test_pythons_own_partially_initialized_message_for_a_source_checkout(tmp_pat
     assert "from partially initialized module 'pkg'" in err, err
     d = _diag(err.splitlines())
     assert d.root.cause_id == "import_from_source_dir" and d.root.values["name"] == "C", (err, _causes(d))
+
+
+def test_a_cudnn_library_missing_is_cudnn_not_a_library_in_general():
+    """ctranslate2 (faster-whisper) needing cuDNN 8 where cuDNN 9 is installed (SYSTRAN/faster-whisper#885, batch
+    102 held-out, read after round B's measurement): the missing library is cuDNN's own, which causes.md's
+    cudnn_unusable covers ("cuDNN missing"); a cuDNN library that loads but misses libcuda.so is not this."""
+    name = "import-faster-whisper-ctranslate2-cudnn9-installed-libcudnn-ops-infer-so-8-missing.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "cudnn_unusable", _causes(d)
+    assert d.root.values["major"] == "8"
+    line = "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file"
+    d = _diag([line + ": No such file or directory"])
+    assert d.root.cause_id != "cudnn_unusable", _causes(d)
