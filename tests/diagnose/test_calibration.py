@@ -43,18 +43,40 @@ def uncalibrated(monkeypatch):
 
 
 def test_a_signature_often_wrong_on_real_logs_is_reported_as_a_likely_cause(uncalibrated):
-    """The root of a real log, with a table saying its signature was right in 8 of 10 logs: the cause and
-    the order stay, the confidence drops to the cap, and the note names the counts and the other causes."""
+    """The root of a real log, with a table saying its signature was right in 10 of 12 logs: the cause and
+    the order stay, the confidence drops to the cap, and the note names the counts and the other causes (each
+    judged in fewer than 1 of 10 logs: none is listed as a cause of its own)."""
     root = uncalibrated.root
     assert root.confidence > CALIBRATED_CAP and root.signature
-    table = {root.signature: Precision(root.signature, 10, 8, {"cxx_abi_mismatch": 1, "unknown": 1})}
+    table = {root.signature: Precision(root.signature, 12, 10, {"cxx_abi_mismatch": 1, "unknown": 1})}
     out, notes = calibrate([root, root], table)
     assert [c.cause_id for c in out] == [root.cause_id] * 2
     assert [c.confidence for c in out] == [CALIBRATED_CAP, CALIBRATED_CAP]
     assert out[0].evidence == root.evidence and out[0].fix == root.fix
     assert len(notes) == 1
-    assert "in 10 real failure logs" in notes[0] and "confirmed it in 8 " in notes[0]
+    assert "in 12 real failure logs" in notes[0] and "confirmed it in 10 " in notes[0]
     assert "(cxx_abi_mismatch: 1, a cause torchbuild does not list: 1)" in notes[0]
+
+
+def test_the_cause_the_threads_judged_instead_is_listed_second(uncalibrated):
+    """A calibrated root whose other judged causes include one in at least 1 of 10 logs: that cause comes second,
+    on the root's line, with its share as confidence, its meaning from causes.toml and a thread as its source;
+    one below the share, `unknown`, or a cause already listed is not added."""
+    root = uncalibrated.root
+    table = {
+        root.signature: Precision(
+            root.signature, 20, 15, {"cxx_abi_mismatch": 3, "unknown": 1, "stale_build_dir": 1}, ("https://x/1",)
+        )
+    }
+    out, _ = calibrate([root], table)
+    assert [c.cause_id for c in out] == [root.cause_id, "cxx_abi_mismatch"]
+    alt = out[1]
+    assert alt.confidence == 0.15 and alt.line == root.line and alt.source == "https://x/1"
+    assert "3 of the 20 real logs" in alt.explanation and "_GLIBCXX_USE_CXX11_ABI" in alt.explanation
+    out, _ = calibrate([root, replace(root, cause_id="cxx_abi_mismatch")], table)
+    assert [c.cause_id for c in out] == [root.cause_id, "cxx_abi_mismatch"]
+    thin = {root.signature: Precision(root.signature, 40, 35, {"unknown": 4, "stale_build_dir": 1})}
+    assert [c.cause_id for c in calibrate([root], thin)[0]] == [root.cause_id]
 
 
 @pytest.mark.parametrize(

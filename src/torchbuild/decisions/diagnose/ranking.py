@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from ...knowledge.causes import causes as known_causes
 from ..diagnose_reasons import SignatureHit, reason
 from .classify import PY_EXCEPTION
 from .matching import Scanner, _Event
@@ -260,12 +261,15 @@ def calibrate(causes: Sequence[Cause], precision: Mapping[str, Precision]) -> tu
     of the real logs it named with a confidence of 0.7 or more, over at least
     :data:`PRECISION_MIN_LOGS` logs (``precision``, from ``knowledge/data/signature_precision.toml``),
     matches a line that several roots share; its cause is kept at most :data:`CALIBRATED_CAP`.  The
-    order is not changed.
+    order is not changed, except that the other cause the threads judged most often for that line (at
+    least :data:`ALTERNATIVE_SHARE` of those logs) is put second, when it is not listed yet, with that
+    share as its confidence: the log cannot tell the two apart, so both are reported, in order.
 
     :param causes: the diagnosis' causes, root first.
     :param precision: ``{signature id: Precision}`` (:func:`~.signatures.load_precision`).
-    :returns: the causes (confidence lowered where it applies) and, when the root's was lowered, a
-        note naming how often that signature was right and what the other logs' causes were.
+    :returns: the causes (confidence lowered where it applies, an alternative root added second) and,
+        when the root's was lowered, a note naming how often that signature was right and what the
+        other logs' causes were.
     """
     out: list[Cause] = []
     notes: list[str] = []
@@ -286,7 +290,43 @@ def calibrate(causes: Sequence[Cause], precision: Mapping[str, Precision]) -> tu
                 f"So {c.cause_id} is reported as a likely cause (confidence {CALIBRATED_CAP}), not a finding: "
                 "check those causes too."
             )
+            alt = _alternative(c, p, {x.cause_id for x in causes})
+            if alt is not None:
+                out.append(alt)
     return out, notes
+
+
+#: An other judged cause of a calibrated signature is reported second when the threads judged it in at
+#: least this share of the logs the signature named.
+ALTERNATIVE_SHARE = 0.1
+
+
+def _alternative(root: Cause, p: Precision, listed: set[str]) -> Cause | None:
+    """The cause the threads judged most often instead of ``root``'s for its signature (``p``), as a
+    cause on ``root``'s line with its share of the logs as confidence; None when no listed cause id
+    reaches :data:`ALTERNATIVE_SHARE` or it is already among the causes."""
+    meaning = {c.id: c for c in known_causes()}
+    for cause_id, n in p.others.items():
+        share = n / p.named
+        if share < ALTERNATIVE_SHARE:
+            return None
+        if cause_id == UNKNOWN or cause_id in listed or cause_id not in meaning:
+            continue
+        k = meaning[cause_id]
+        return Cause(
+            cause_id,
+            round(min(share, CALIBRATED_CAP), 2),
+            root.line,
+            root.evidence,
+            f"Also possible: {k.meaning.rstrip('.')}. The issue threads judged this cause in {n} of the {p.named} "
+            f"real logs where this line was read as {root.cause_id}.",
+            k.fix or "",
+            p.sources[0] if p.sources else "knowledge/data/signature_precision.toml",
+            None,
+            {},
+            root.step,
+        )
+    return None
 
 
 def diagnose_lines(

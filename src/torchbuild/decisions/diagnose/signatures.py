@@ -149,12 +149,14 @@ class Precision:
         more, the calibration off (>= 1).
     :param right: of those, logs whose cause judged from the issue thread is the one diagnose named.
     :param others: the judged causes of the other logs, ``{cause_id: logs}``, most frequent first.
+    :param sources: the issue threads of those other logs (URLs).
     """
 
     signature: str
     named: int
     right: int
     others: Mapping[str, int]
+    sources: tuple[str, ...] = ()
 
     @property
     def ratio(self) -> float:
@@ -180,7 +182,8 @@ def load_precision() -> Mapping[str, Precision]:
             if named < 1 or not 0 <= right <= named:
                 raise ValueError(f"named = {named}, right = {right}")
             ordered = dict(sorted(others.items(), key=lambda kv: -kv[1]))
-            out[row["id"]] = Precision(row["id"], named, right, ordered)
+            src = row.get("source", ())
+            out[row["id"]] = Precision(row["id"], named, right, ordered, (src,) if isinstance(src, str) else tuple(src))
         except (KeyError, TypeError, ValueError) as exc:
             raise KnowledgeError(
                 f"signature_precision.toml: row {row.get('id', '?')!r} is invalid ({exc}); "
