@@ -30,13 +30,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "src" / "torchbuild" / "knowledge" / "data" / "signature_precision.toml"
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import realworld_measure  # noqa: E402
+
 
 def uncalibrated(files: list[str]) -> dict[str, list]:
     """``{file: [cause_id, confidence, signature, line]}``: the first cause `torchbuild diagnose` names
     for each corpus log in ``files`` with the calibration off (an empty precision table)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import realworld_measure
-
     from torchbuild.decisions.diagnose import ranking
 
     calibrated = ranking.load_precision
@@ -114,9 +114,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--out", default=str(OUT), help="where to write the table (default: the knowledge file)")
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import realworld_measure
-
     index = realworld_measure.rows()
     last = max(r.get("batch") or 0 for r in index)
     snap = uncalibrated([r["file"] for r in index if not realworld_measure.is_blind(r, args.blind_from)])

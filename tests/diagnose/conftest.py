@@ -9,7 +9,7 @@ import pytest
 import tomllib
 
 from torchbuild.decisions.diagnose import Cause, Diagnosis, diagnose_lines
-from torchbuild.decisions.diagnose.model import CALIBRATED_CAP, PRECISION_BAR, PRECISION_MIN_LOGS
+from torchbuild.decisions.diagnose.model import CALIBRATED_CAP
 from torchbuild.decisions.diagnose.signatures import load_precision
 
 #: The real-log corpus (tests/diagnose/realworld) and its index rows by file name.
@@ -42,8 +42,7 @@ def stated(cause: Cause) -> bool:
     if cause.confidence >= 0.7:
         return True
     p = load_precision().get(cause.signature or "")
-    capped = p is not None and p.named >= PRECISION_MIN_LOGS and p.ratio < PRECISION_BAR
-    return capped and cause.confidence == CALIBRATED_CAP
+    return p is not None and p.below_bar and cause.confidence == CALIBRATED_CAP
 
 
 @pytest.fixture

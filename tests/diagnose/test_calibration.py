@@ -14,7 +14,7 @@ import tomllib
 
 from torchbuild import knowledge
 from torchbuild.decisions.diagnose import Diagnosis, load_signatures, ranking
-from torchbuild.decisions.diagnose.model import CALIBRATED_CAP, PRECISION_BAR, PRECISION_MIN_LOGS
+from torchbuild.decisions.diagnose.model import CALIBRATED_CAP, PRECISION_MIN_LOGS
 from torchbuild.decisions.diagnose.ranking import calibrate
 from torchbuild.decisions.diagnose.signatures import Precision, load_precision
 from torchbuild.knowledge.causes import cause_ids
@@ -108,7 +108,7 @@ def test_the_cli_reports_the_calibrated_confidence_with_its_note():
     the bar; otherwise that its confidence is its own)."""
     root = _root().root
     p = load_precision().get(root.signature or "")
-    capped = p is not None and p.named >= PRECISION_MIN_LOGS and p.ratio < PRECISION_BAR
+    capped = p is not None and p.below_bar
     sig = next(s for s in load_signatures() if s.id == root.signature)
     if capped:
         assert root.confidence == CALIBRATED_CAP

@@ -17,8 +17,6 @@ from .model import (
     HINT_BEFORE,
     HINT_CAP,
     OFF_ROOT_CAP,
-    PRECISION_BAR,
-    PRECISION_MIN_LOGS,
     ROOT_WINDOW_LINES,
     UNKNOWN,
     Cause,
@@ -275,7 +273,7 @@ def calibrate(causes: Sequence[Cause], precision: Mapping[str, Precision]) -> tu
     notes: list[str] = []
     for i, c in enumerate(causes):
         p = precision.get(c.signature) if c.signature else None
-        if p is None or p.named < PRECISION_MIN_LOGS or p.ratio >= PRECISION_BAR or c.confidence <= CALIBRATED_CAP:
+        if p is None or not p.below_bar or c.confidence <= CALIBRATED_CAP:
             out.append(c)
             continue
         out.append(replace(c, confidence=CALIBRATED_CAP))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...knowledge import KnowledgeError, load, rows
+from .model import PRECISION_BAR, PRECISION_MIN_LOGS
 
 
 # --------------------------------------------------------------------- signatures
@@ -162,6 +163,12 @@ class Precision:
     def ratio(self) -> float:
         """``right / named``: the share of those logs diagnose was right on (0..1)."""
         return self.right / self.named
+
+    @property
+    def below_bar(self) -> bool:
+        """Whether the signature may not state its cause as a finding: right in fewer than
+        :data:`~.model.PRECISION_BAR` of at least :data:`~.model.PRECISION_MIN_LOGS` logs."""
+        return self.named >= PRECISION_MIN_LOGS and self.ratio < PRECISION_BAR
 
 
 @functools.lru_cache(maxsize=1)
