@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -33,6 +34,17 @@ def diagnose_text(text: str, *, all_failures: bool = False) -> Diagnosis:
     """Diagnose ``text`` (dedented), numbering lines from 1."""
     lines = textwrap.dedent(text).strip("\n").split("\n")
     return diagnose_lines(enumerate(lines, 1), all_failures=all_failures)
+
+
+def run_tool(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a real tool as the diagnose tests do: an argument list, output captured as text, a failure
+    is not an error (the tests read what the tool printed)."""
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def causes_of(d: Diagnosis) -> list[tuple[str, float]]:
+    """``[(cause_id, confidence)]`` of ``d``, root first: what a failing assertion shows."""
+    return [(c.cause_id, c.confidence) for c in d.causes]
 
 
 def stated(cause: Cause) -> bool:

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from .conftest import ROWS
+from .conftest import causes_of as _causes
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
+from .conftest import run_tool as _run
 
 
 def _nvcc() -> str:
@@ -23,15 +25,6 @@ def _nvcc() -> str:
     if nvcc is None:
         pytest.skip("no nvcc on this machine")
     return nvcc
-
-
-def _run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run a real tool as the tests here do: output captured as text, a failure is not an error."""
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
-
-
-def _causes(d) -> list[tuple[str, float]]:
-    return [(c.cause_id, c.confidence) for c in d.causes]
 
 
 @pytest.mark.parametrize("flag", ["/wd4819", "/MD", "/EHsc"])

@@ -13,13 +13,10 @@ from pathlib import Path
 import pytest
 
 from .conftest import ROWS
+from .conftest import causes_of as _causes
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
-
-
-def _run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run a real tool as the tests here do: output captured as text, a failure is not an error."""
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+from .conftest import run_tool as _run
 
 
 def _dlopen_after(first: Path, second: Path, cwd: Path) -> str:
@@ -45,10 +42,6 @@ def _linked_against(tmp_path: Path, name: str, library: Path, symbol: str) -> Pa
     (tmp_path / f"{name}.c").write_text(f"int {symbol}(void);\nint use(void) {{ return {symbol}(); }}\n")
     assert _run(["gcc", "-shared", "-fPIC", f"{name}.c", str(library), "-o", name], tmp_path).returncode == 0
     return tmp_path / name
-
-
-def _causes(d) -> list[tuple[str, float]]:
-    return [(c.cause_id, c.confidence) for c in d.causes]
 
 
 _HOST_CONFIG = Path("/usr/local/cuda/include/crt/host_config.h")

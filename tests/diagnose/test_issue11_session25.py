@@ -4,24 +4,16 @@ libtorch_python), and against the real logs they were read from."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from .conftest import ROWS, stated
+from .conftest import causes_of as _causes
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
-
-
-def _run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run a real tool: output captured as text, a failure is not an error."""
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
-
-
-def _causes(d) -> list[tuple[str, float]]:
-    return [(c.cause_id, c.confidence) for c in d.causes]
+from .conftest import run_tool as _run
 
 
 @pytest.mark.parametrize(
