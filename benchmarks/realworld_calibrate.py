@@ -37,14 +37,13 @@ import realworld_measure  # noqa: E402
 def uncalibrated(files: list[str]) -> dict[str, list]:
     """``{file: [cause_id, confidence, signature, line]}``: the first cause `torchbuild diagnose` names
     for each corpus log in ``files`` with the calibration off (an empty precision table)."""
-    from torchbuild.decisions.diagnose import ranking
+    from torchbuild.actions.diagnose_log import diagnose_file
 
-    calibrated = ranking.load_precision
-    ranking.load_precision = dict  # type: ignore[assignment]  # an empty table: the calibration off
-    try:
-        return realworld_measure.diagnose_files(files)
-    finally:
-        ranking.load_precision = calibrated  # type: ignore[assignment]
+    out: dict[str, list] = {}
+    for f in files:
+        c = diagnose_file(realworld_measure.CORPUS / f, precision={}).causes[0]
+        out[f] = [c.cause_id, c.confidence, c.signature, c.line]
+    return out
 
 
 Counts = dict[str, tuple[int, int, Counter[str], list[str]]]

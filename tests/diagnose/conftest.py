@@ -25,9 +25,9 @@ def corpus_lines(name: str) -> list[str]:
     return (CORPUS / name).read_text(encoding="utf-8").split("\n")
 
 
-def diagnose_list(lines: list[str]) -> Diagnosis:
-    """Diagnose ``lines``, numbering them from 1."""
-    return diagnose_lines(enumerate(lines, 1))
+def diagnose_list(lines: list[str], *, precision: dict | None = None) -> Diagnosis:
+    """Diagnose ``lines``, numbering them from 1 (``precision={}``: the calibration off)."""
+    return diagnose_lines(enumerate(lines, 1), precision=precision)
 
 
 def diagnose_text(text: str, *, all_failures: bool = False) -> Diagnosis:

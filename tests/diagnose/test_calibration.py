@@ -13,7 +13,7 @@ import pytest
 import tomllib
 
 from torchbuild import knowledge
-from torchbuild.decisions.diagnose import Diagnosis, load_signatures, ranking
+from torchbuild.decisions.diagnose import Diagnosis, load_signatures
 from torchbuild.decisions.diagnose.model import CALIBRATED_CAP, PRECISION_MIN_LOGS
 from torchbuild.decisions.diagnose.ranking import calibrate
 from torchbuild.decisions.diagnose.signatures import Precision, load_precision
@@ -30,16 +30,15 @@ import realworld_measure as measure  # noqa: E402
 SYMBOL_LOG = "undefsym-sparse-infer-schema-torch170.log"
 
 
-def _root(name: str = SYMBOL_LOG) -> Diagnosis:
-    """The diagnosis of corpus log ``name``, read as the CLI reads it."""
-    return diagnose_list(corpus_lines(name))
+def _root(name: str = SYMBOL_LOG, precision: dict | None = None) -> Diagnosis:
+    """The diagnosis of corpus log ``name``, read as the CLI reads it (``precision={}``: uncalibrated)."""
+    return diagnose_list(corpus_lines(name), precision=precision)
 
 
 @pytest.fixture
-def uncalibrated(monkeypatch):
+def uncalibrated():
     """The diagnosis of :data:`SYMBOL_LOG` with the calibration off (an empty precision table)."""
-    monkeypatch.setattr(ranking, "load_precision", dict)
-    return _root()
+    return _root(precision={})
 
 
 def test_a_signature_often_wrong_on_real_logs_is_reported_as_a_likely_cause(uncalibrated):

@@ -20,7 +20,11 @@ from ..decisions.diagnose import TRIGGERS, UNKNOWN, Diagnoser, Diagnosis, Stats
 from ..facts.logfile import LogFileError, open_log
 
 if TYPE_CHECKING:  # rich is imported only to render (not for --json)
+    from collections.abc import Mapping
+
     from rich.text import Text
+
+    from ..decisions.diagnose.signatures import Precision
 
 __all__ = ["diagnose_file", "render", "FULL_SCAN_BYTES", "LogFileError"]
 
@@ -29,7 +33,11 @@ FULL_SCAN_BYTES = 32 << 20
 
 
 def diagnose_file(
-    path: str | os.PathLike[str], *, all_failures: bool = False, full_scan: bool | None = None
+    path: str | os.PathLike[str],
+    *,
+    all_failures: bool = False,
+    full_scan: bool | None = None,
+    precision: Mapping[str, Precision] | None = None,
 ) -> Diagnosis:
     """Diagnose the log at ``path`` (``"-"`` for standard input; gzip/xz/bz2/zstd
     files are decompressed on the fly).
@@ -37,6 +45,8 @@ def diagnose_file(
     :param all_failures: list every distinct failure, not only the root cause.
     :param full_scan: force (True) or forbid (False) line-by-line examination;
         default: by size (:data:`FULL_SCAN_BYTES`).
+    :param precision: the calibration table (``{signature id: Precision}``); None reads
+        ``knowledge/data/signature_precision.toml``, ``{}`` turns the calibration off.
     :returns: the :class:`~torchbuild.decisions.diagnose.Diagnosis`; its
         ``stats`` hold bytes read (decompressed), lines and wall seconds.
     :raises LogFileError: (exit code 2) missing path, a directory, unreadable,
@@ -78,7 +88,7 @@ def diagnose_file(
     if reader.bytes_read == 0:
         notes.append("The log is empty.")
     stats = Stats(bytes=reader.bytes_read, lines=reader.line_count, seconds=0.0)
-    diag = d.result(stats, notes)
+    diag = d.result(stats, notes, precision)
     diag.stats.seconds = time.perf_counter() - t0
     return diag
 

@@ -37,8 +37,18 @@ class Diagnoser(Scanner):
     :meth:`result`.  Memory is bounded (see module constants)."""
 
     # -- result ---------------------------------------------------------------
-    def result(self, stats: Stats | None = None, notes: Iterable[str] = ()) -> Diagnosis:
-        """The diagnosis of everything fed so far."""
+    def result(
+        self,
+        stats: Stats | None = None,
+        notes: Iterable[str] = (),
+        precision: Mapping[str, Precision] | None = None,
+    ) -> Diagnosis:
+        """The diagnosis of everything fed so far.
+
+        :param precision: ``{signature id: Precision}`` for :func:`calibrate`; None (the default) reads
+            ``knowledge/data/signature_precision.toml`` (:func:`~.signatures.load_precision`), ``{}``
+            turns the calibration off (what ``benchmarks/realworld_calibrate.py`` measures against).
+        """
         if self._cmake is not None:
             self._close_cmake()
         stats = stats or Stats(lines=self.last_no)
@@ -165,7 +175,7 @@ class Diagnoser(Scanner):
                     break
         if self.events_dropped:
             notes.append(f"{self.events_dropped} further error lines were not kept (memory bound).")
-        causes, why = calibrate(causes, load_precision())
+        causes, why = calibrate(causes, load_precision() if precision is None else precision)
         notes.extend(why)
         return Diagnosis(causes, first_error, stats, notes, step)
 
@@ -333,6 +343,7 @@ def diagnose_lines(
     all_failures: bool = False,
     signatures: Sequence[Signature] | None = None,
     stats: Stats | None = None,
+    precision: Mapping[str, Precision] | None = None,
 ) -> Diagnosis:
     """Diagnose log lines (``(number, text)`` pairs such as
     :class:`~torchbuild.facts.logfile.LogLine`, in order; gaps allowed).
@@ -340,9 +351,10 @@ def diagnose_lines(
     :param all_failures: list every distinct failure, not only the root.
     :param signatures: the knowledge to use (default: :func:`load_signatures`).
     :param stats: byte/line counts to put in the result (default: lines seen).
+    :param precision: the calibration table (see :meth:`Diagnoser.result`; ``{}``: off).
     :returns: a :class:`Diagnosis`; never raises for any text.
     """
     d = Diagnoser(signatures, all_failures=all_failures)
     for number, text in lines:
         d.feed(number, text)
-    return d.result(stats)
+    return d.result(stats, precision=precision)
