@@ -245,7 +245,8 @@ def _torchvision_for_other_torch(
     """torchvision that does not fit the installed torch, when the log prints both versions (one each)
     and torchvision's own table knows the pair: the extension mismatch is then confirmed (0.8), and the
     fix names the torchvision release made for this torch (knowledge/data/domain_libraries.toml, from
-    https://github.com/pytorch/vision/blob/0a12c0708810ae6a9a64b584fb8e412412c22b9d/README.md)."""
+    https://github.com/pytorch/vision/blob/0a12c0708810ae6a9a64b584fb8e412412c22b9d/README.md and
+    https://github.com/pytorch/pytorch/wiki/PyTorch-Versions)."""
     if root.cause_id != "torch_extension_mismatch":
         return None
     text = _root_line(root)

@@ -338,7 +338,8 @@ def known_releases() -> list[str]:
 @dataclass
 class DomainPair(Cited):
     """A torch release (major.minor, ``"2.2"``) and the torchvision releases made for it
-    (``("0.17",)``; ``("0.4.2", "0.4.3")`` for torch 1.3), from torchvision's own table."""
+    (``("0.17",)``; ``("0.4.2", "0.4.3")`` for torch 1.3), from torchvision's own table (torch 1.1-2.3)
+    and PyTorch's "PyTorch Versions" wiki page (torch 2.4-2.7); ``source`` names which."""
 
     torch: str = ""
     torchvision: tuple[str, ...] = ()
@@ -363,7 +364,7 @@ def _same_release(version: str, release: str) -> bool:
 
 def torchvision_for_torch(torch_version: str) -> DomainPair | None:
     """The torchvision release(s) made for torch ``torch_version`` (``"2.1.2+cu121"``), or None when
-    the table has no row for that torch (2.4 and later, 1.0 and earlier: not read)."""
+    the table has no row for that torch (2.8 and later, 1.0 and earlier: not read)."""
     mm = major_minor(torch_version)
     return next((p for p in _pairs() if p.torch == mm), None)
 
