@@ -38,3 +38,12 @@ def test_the_k_gnn_log_itself():
     d = _diag(_lines(name))
     assert d.root.cause_id == "python_dependency_missing" and d.root.confidence < 0.7, _causes(d)
     assert ROWS[name]["cause"] == "unknown"
+
+
+def test_yoloxs_setup_asking_for_torch_is_torch_missing_in_the_build_env():
+    """YOLOX's setup.py asserts 'torch is required for pre-compiling ops' when the build cannot import torch
+    (pip install -e . under a newer pip builds in isolation; Megvii-BaseDetection/YOLOX#1368, batch 111 dev)."""
+    name = "yolox-pip-install-e-torch-required-precompiling-ops.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "torch_missing_in_build_env", _causes(d)
+    assert d.root.confidence >= 0.7
