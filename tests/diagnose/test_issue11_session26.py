@@ -47,3 +47,12 @@ def test_yoloxs_setup_asking_for_torch_is_torch_missing_in_the_build_env():
     d = _diag(_lines(name))
     assert d.root.cause_id == ROWS[name]["cause"] == "torch_missing_in_build_env", _causes(d)
     assert d.root.confidence >= 0.7
+
+
+def test_cupys_build_summary_naming_libraries_it_cannot_link():
+    """CuPy's source build drops a module whose link test failed ('-> Cannot link libraries: [...]'); on WSL2
+    libcuda is in /usr/lib/wsl/lib, off the link path (cupy/cupy#9950, batch 115 dev)."""
+    name = next(f for f in ROWS if f.startswith("build-cupy-source-wsl2-jitify"))
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "system_library_missing", _causes(d)
+    assert "'cuda'" in d.root.values["libs"] and "/usr/lib/wsl/lib" in d.root.fix
