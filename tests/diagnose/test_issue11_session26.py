@@ -110,3 +110,60 @@ def _wheel(folder: Path, name: str, version: str, requires: str | None) -> Path:
             z.writestr(arc, text)
         z.writestr(f"{info}/RECORD", "".join(f"{arc},,\n" for arc in files) + f"{info}/RECORD,,\n")
     return path
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "build-sgl-kernel-c10-optional-no-template-after-torch-2-6.log",
+        "import-gfpgan-basicsr-degradations-torchvision-functional-tensor-removed.log",
+    ],
+)
+def test_torch_and_torchvision_apis_removed_after_the_code_was_written(name):
+    """c10::optional gone for extensions after torch 2.6 (sgl-project/sglang#6516, clang's wording, batch 121 dev);
+    torchvision.transforms.functional_tensor removed in torchvision 0.17 (basicsr's degradations.py,
+    TencentARC/GFPGAN#539, batch 120 dev)."""
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "torch_api_removed", _causes(d)
+    assert d.root.confidence >= 0.8
+
+
+@pytest.mark.parametrize("compiler", ["g++", "nvcc"])
+def test_c10_optional_as_the_real_compilers_reject_it(tmp_path, compiler):
+    """g++ 12's and nvcc 13's own errors for c10::optional / c10::nullopt where torch no longer declares them."""
+    src = tmp_path / ("t.cu" if compiler == "nvcc" else "t.cpp")
+    src.write_text("namespace c10 {}\nvoid f(c10::optional<int> x);\nauto n = c10::nullopt;\n")
+    out = _run([compiler, "-std=c++17", "-c", str(src), "-o", str(tmp_path / "t.o")])
+    assert out.returncode != 0
+    d = _diag((out.stdout + out.stderr).splitlines())
+    assert d.root.cause_id == "torch_api_removed", (out.stderr, _causes(d))
+    assert "std::optional" in d.root.fix
+
+
+def test_torchvisions_removed_functional_tensor_as_python_reports_it(tmp_path):
+    """The real Python's message when a package imports a torchvision.transforms module that is not there (a stand-in
+    torchvision package without functional_tensor, as 0.17 and later are)."""
+    pkg = tmp_path / "torchvision" / "transforms"
+    pkg.mkdir(parents=True)
+    (tmp_path / "torchvision" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "functional.py").write_text("def rgb_to_grayscale(img):\n    return img\n")
+    code = "from torchvision.transforms.functional_tensor import rgb_to_grayscale"
+    out = _run([sys.executable, "-c", code], cwd=tmp_path)
+    d = _diag(out.stderr.splitlines())
+    assert d.root.cause_id == "torch_api_removed" and d.root.values["module"] == "functional_tensor", _causes(d)
+
+
+def test_apples_linker_in_both_wordings_and_not_for_libstdcxx():
+    """ld64's 'library not found for -lX' and Xcode 15's 'library 'X' not found' (conda-forge/pytorch-cpu-feedstock#313,
+    batch 122 dev); -lstdc++ on macOS is a deployment-target question, not a missing package, and stays unknown."""
+    name = "build-conda-forge-torch24-macos-cpp-extension-load-ld-torch-python-not-found.log"
+    name = next(f for f in ROWS if f.startswith(name[:60]))
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "system_library_missing", _causes(d)
+    assert "torch_python" in d.root.explanation
+    assert _diag(["ld: library not found for -lomp"]).root.cause_id == "openmp_missing"
+    assert _diag(["ld: library 'omp' not found"]).root.cause_id == "openmp_missing"
+    assert _diag(["ld: library not found for -lpng16"]).root.cause_id == "system_library_missing"
+    name = "macos-cpp-extension-libstdcxx-removed-deployment-target.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "unknown"
