@@ -167,3 +167,25 @@ def test_apples_linker_in_both_wordings_and_not_for_libstdcxx():
     assert _diag(["ld: library not found for -lpng16"]).root.cause_id == "system_library_missing"
     name = "macos-cpp-extension-libstdcxx-removed-deployment-target.log"
     assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "unknown"
+
+
+def test_jax_finding_an_older_cudnn_beside_torch():
+    """JAX's CUDA backend refuses the older cuDNN that torch loaded first (jax-ml/jax#18032, batch 124 dev)."""
+    name = "import-jax-with-torch-conda-cudnn-8700-older-than-8800.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "cudnn_unusable", _causes(d)
+    assert (d.root.values["found"], d.root.values["built"], d.root.values["who"]) == ("8700", "8800", "JAX")
+
+
+def test_an_undefined_symbol_of_torchs_python_c_api_is_a_torch_symbol():
+    """THPVariableClass is one of libtorch_python's own C symbols (exported by torch 2.13's libtorch_python, read with
+    nm): an extension missing it was built for another torch (SeanNaren/warp-ctc#160, batch 127 dev), or was imported
+    before torch (the batch 11 dev log): below 0.7, as for every undefined torch symbol."""
+    torch = pytest.importorskip("torch")  # the installed torch: its libtorch_python
+    lib = Path(torch.__file__).parent / "lib" / "libtorch_python.so"
+    exported = _run(["nm", "-D", "--defined-only", str(lib)]).stdout
+    assert " THPVariableClass\n" in exported
+    name = next(f for f in ROWS if f.startswith("import-warpctc-pytorch-undefined-symbol-thpvariableclass"))
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "torch_extension_mismatch", _causes(d)
+    assert d.root.values["symbol"] == "THPVariableClass" and d.root.confidence < 0.7
