@@ -68,7 +68,7 @@ def test_torch_c_missing_from_site_packages_is_not_the_source_tree():
     assert d.root.cause_id == "unknown"
     assert "site-packages" in d.root.explanation
     src = _diag(_lines("import-src-pytorch11222-ipython.log"))  # /opt/pytorch/torch/__init__.py
-    assert src.root.cause_id == "import_from_source_dir" and src.root.confidence >= 0.7
+    assert src.root.cause_id == "import_from_source_dir" and stated(src.root)
 
 
 def test_versioned_cuda_library_alone_is_undecided_and_with_another_cuda_is_the_extension():
