@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROWS
+from .conftest import ROWS, stated
 from .conftest import causes_of as _causes
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
@@ -279,7 +279,7 @@ def test_a_missing_module_of_a_present_package_is_not_a_confident_missing_depend
             {"python_dependency_missing"} if confident else {"python_dependency_missing", "import_from_source_dir"}
         )
         assert d.root.cause_id in expected, (p.stderr, _causes(d))
-        assert (d.root.confidence >= 0.7) == confident, _causes(d)
+        assert stated(d.root) == confident, _causes(d)
 
 
 def test_a_pybind11_caster_of_a_torch_type_missing_is_the_extension_mismatch():

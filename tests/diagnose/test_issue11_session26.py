@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROWS
+from .conftest import ROWS, stated
 from .conftest import causes_of as _causes
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
@@ -28,11 +28,12 @@ def test_a_missing_module_named_like_a_compiled_extension_is_not_a_confident_mis
     assert d.root.values["module"] == module
 
 
-def test_a_missing_pypi_module_stays_a_confident_missing_dependency():
-    """The real Python's message for a plain PyPI module (yaml, packaging) keeps 0.8."""
+def test_a_missing_pypi_module_stays_a_stated_missing_dependency():
+    """The real Python's message for a plain PyPI module (yaml, packaging) stays stated: 0.8, or the calibrated cap
+    once the real logs put the signature below the bar (session 26's wrong-interpreter logs did: 21 of 25)."""
     msg = _run([sys.executable, "-c", "import yaml_not_installed_here"]).stderr.strip().splitlines()
     d = _diag(msg)
-    assert d.root.cause_id == "python_dependency_missing" and d.root.confidence == 0.8, _causes(d)
+    assert d.root.cause_id == "python_dependency_missing" and stated(d.root), _causes(d)
 
 
 def test_the_k_gnn_log_itself():
@@ -189,3 +190,81 @@ def test_an_undefined_symbol_of_torchs_python_c_api_is_a_torch_symbol():
     d = _diag(_lines(name))
     assert d.root.cause_id == ROWS[name]["cause"] == "torch_extension_mismatch", _causes(d)
     assert d.root.values["symbol"] == "THPVariableClass" and d.root.confidence < 0.7
+
+
+# ---------------------------------------------------------------- from round A's held-out misses (seen)
+ROUND_A = [
+    ("runtime-paints-undo-torch-not-compiled-with-cuda-windows.log", 0.6),
+    ("startup-stabilitymatrix-webui-directml-on-rtx3080-no-cuda-torch.log", 0.6),
+    ("yolact-dcnv2-cuda-is-not-available-cuda-home.log", 0.6),
+    ("fairmot-dcnv2-windows-cuda-home-none.log", 0.6),
+    ("runtime-whisper-ctranslate2-libcudnn-ops-so9-unable-to-load-ct", 0.6),
+    ("runtime-ctranslate2-windows-whisperx-cudnn-ops-infer64-8-dll-t", 0.6),
+    ("install-dcu-torch-2-4-1-manylinux-2-28-wheel-centos7-glibc-2-1", 0.6),
+    ("install-ale-py-0-8-manylinux-2-28-wheel-centos7-not-supported.", 0.6),
+    ("runtime-nvdiffrast-cuda-error-209-no-kernel-for-arch-old-torch", 0.8),
+    ("runtime-numba-cuda-libnvvm-not-found-cuda-home-colon-list.log", 0.6),
+    ("build-pykeops-cuda-standard-17-invalid-old-cmake.log", 0.8),
+    ("linux-armv7-rpi4-torch-wheel-libopenblas-missing.log", 0.6),
+    ("runtime-cupy-nvrtc-cuda-fp16-h-vector-types-h-missing-windows-", 0.6),
+    ("build-nixpkgs-bitsandbytes-cuda128-glibc242-cospi-noexcept.log", 0.8),
+    ("jit-megatron-deepspeed-dataset-helpers-python3-config-missing.", 0.7),
+]
+
+
+@pytest.mark.parametrize(("prefix", "least"), ROUND_A)
+def test_round_a_held_out_misses_read_after_the_measurement(prefix, least):
+    """Session 26's round-A held-out logs that diagnose missed, each now named with its judged cause (rows written
+    after the measurement, from the logs and their threads: seen, not evidence of carry-over)."""
+    name = next(f for f in ROWS if f.startswith(prefix))
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"], _causes(d)
+    assert d.root.confidence >= least
+
+
+def test_cospi_named_in_the_wrapped_edg_message():
+    name = "build-nixpkgs-bitsandbytes-cuda128-glibc242-cospi-noexcept.log"
+    d = _diag(_lines(name))
+    assert "cospi" in d.root.explanation and "{" not in d.root.explanation
+
+
+def test_pip_refusing_a_wheel_for_a_newer_glibc_as_the_real_pip_says_it(tmp_path):
+    """The real pip's refusal of a wheel tagged manylinux_2_99 (a glibc no system has yet)."""
+    whl = _wheel(tmp_path, "tbglibc", "1.0", None)
+    tagged = whl.with_name("tbglibc-1.0-py3-none-manylinux_2_99_x86_64.whl")
+    whl.rename(tagged)
+    out = _run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", str(tagged)])
+    assert out.returncode != 0
+    d = _diag((out.stdout + out.stderr).splitlines())
+    assert d.root.cause_id == "libc_too_old", (out.stderr, _causes(d))
+    assert d.root.values["glibc"] == "99" and d.root.confidence < 0.7
+
+
+def test_libnvvm_missing_as_glibcs_loader_says_it():
+    """glibc's own message for a libnvvm that is not on the loader's path (ctypes, as numba loads it; a version no
+    toolkit has, since this machine's CUDA 13 toolkit has a libnvvm.so)."""
+    import ctypes
+
+    with pytest.raises(OSError) as err:
+        ctypes.CDLL("libnvvm.so.99")
+    d = _diag([f"OSError: {err.value}"])
+    assert d.root.cause_id == "cuda_toolkit_not_found", _causes(d)
+
+
+def test_python_config_missing_as_make_says_it(tmp_path):
+    """GNU make's own words when the Makefile's pythonX.Y-config is not installed."""
+    (tmp_path / "Makefile").write_text("all:\n\tpython9.99-config --includes\n")
+    out = _run(["make", "-C", str(tmp_path)])
+    assert out.returncode != 0
+    d = _diag((out.stdout + out.stderr).splitlines())
+    assert d.root.cause_id == "python_headers_missing", (out.stderr, _causes(d))
+    assert d.root.values["tool"] == "python9.99-config"
+
+
+def test_pip_ignoring_a_release_with_invalid_metadata_is_the_pip_version_below_07():
+    """pip >= 24.1 drops omegaconf 2.0.x (invalid metadata), so fairseq's pin cannot be met (lsj2408/Graphormer-GD#6,
+    judged outside the listed causes): named as the version conflict it is, below 0.7, with pip<24.1 in the fix."""
+    name = next(f for f in ROWS if f.startswith("install-graphormer-gd-fairseq-omegaconf-invalid-metadata"))
+    d = _diag(_lines(name))
+    assert d.root.cause_id == "dependency_version_conflict" and d.root.confidence < 0.7, _causes(d)
+    assert "pip<24.1" in d.root.fix and d.root.values["pkg"] == "omegaconf"

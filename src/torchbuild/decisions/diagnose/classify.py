@@ -78,6 +78,8 @@ GATE: tuple[str, ...] = (
     "protoc",
     "onflict",
     "but you have",
+    "not compiled",  # torch's "Torch not compiled with CUDA enabled", pasted without its AssertionError
+    "nvalid metadata",  # pip >= 24.1 ignoring a release whose metadata is not PEP 440 / 508
     "GLIBC",
     "CXXABI",
     "WinError",
