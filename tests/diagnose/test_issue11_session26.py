@@ -268,3 +268,25 @@ def test_pip_ignoring_a_release_with_invalid_metadata_is_the_pip_version_below_0
     d = _diag(_lines(name))
     assert d.root.cause_id == "dependency_version_conflict" and d.root.confidence < 0.7, _causes(d)
     assert "pip<24.1" in d.root.fix and d.root.values["pkg"] == "omegaconf"
+
+
+def test_triton_missing_or_too_old_for_inductor():
+    """torch's own TritonMissing text (torch/_inductor/exc.py of the installed torch), and the real log where the
+    triton on Windows was too old (lum3on/comfyui_HiDream-Sampler#7, batch 119 dev): below 0.7, the message says
+    'not installed or too old'."""
+    name = "runtime-hidream-comfyui-windows-triton-too-old-inductor.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "dependency_version_conflict" and d.root.confidence < 0.7
+    exc = pytest.importorskip("torch._inductor.exc")
+    d = _diag([f"RuntimeError: {exc.TritonMissing(None)}"])
+    assert d.root.cause_id == "dependency_version_conflict", _causes(d)
+
+
+def test_a_setup_py_download_refused_by_the_server():
+    """Triton's setup.py stopping on urllib's HTTPError for its LLVM tarball, behind Docker BuildKit's prefix
+    (triton-lang/triton#4527, batch 119 dev); flash-attn's caught 404 for a prebuilt wheel is not it."""
+    name = "build-triton-source-llvm-tarball-http409-storage-restricted.log"
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "source_fetch_failed" and d.root.values["code"] == "409"
+    d = _diag(["urllib.error.HTTPError: HTTP Error 404: Not Found"])
+    assert d.root.cause_id != "source_fetch_failed", _causes(d)
