@@ -290,3 +290,14 @@ def test_a_setup_py_download_refused_by_the_server():
     assert d.root.cause_id == ROWS[name]["cause"] == "source_fetch_failed" and d.root.values["code"] == "409"
     d = _diag(["urllib.error.HTTPError: HTTP Error 404: Not Found"])
     assert d.root.cause_id != "source_fetch_failed", _causes(d)
+
+
+def test_a_cuda_object_missing_at_the_link_step(tmp_path):
+    """gcc's own words for a .cu.o the nvcc step never produced (longcw/faster_rcnn_pytorch#25, batch 131 dev:
+    nvcc not on PATH under make.sh)."""
+    out = _run(["gcc", str(tmp_path / "roi_pooling.cu.o"), "-o", str(tmp_path / "a.out")])
+    assert out.returncode != 0
+    d = _diag(out.stderr.splitlines())
+    assert d.root.cause_id == "cuda_toolkit_not_found" and d.root.confidence < 0.7, (out.stderr, _causes(d))
+    name = next(f for f in ROWS if f.startswith("build-faster-rcnn-longcw-make-sh-roi-pooling"))
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
