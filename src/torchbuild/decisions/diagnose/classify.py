@@ -22,7 +22,9 @@ GATE: tuple[str, ...] = (
     "ehler",  # German gcc ("Fehler: ") under LANG=de (knowledge/data/localized.toml, ascii rows)
     "rreur",  # French ("erreur: ")
     "erro ",  # Portuguese ("erro fatal: ")
-    "Errno",  # Python's OSError text, whose strerror may be translated ("[Errno 13] Keine Berechtigung")
+    # Python's OSError text, whose strerror may be translated ("[Errno 13] Keine Berechtigung", ENOSPC's
+    # "[Errno 28] Auf dem Gerät ist kein Speicherplatz ...")
+    "Errno",
     "ail",
     "AIL",
     "atal",
@@ -37,7 +39,7 @@ GATE: tuple[str, ...] = (
     "No space",
     "no space left",  # Go's ENOSPC text (Docker: "write /opt/...: no space left on device")
     "Traceback",
-    "annot ",
+    "annot",  # "cannot", "Cannot" (at a line's end too)
     "No such file",
     "No module",
     "nsupported",
@@ -62,8 +64,12 @@ GATE: tuple[str, ...] = (
     "ncompatib",
     "kernel image",
     "or higher",
-    "recognized",  # "unrecognized", and LLVM's "'sm_120' is not a recognized processor"
-    "nvalid value",
+    # "unrecognized", LLVM's "'sm_120' is not a recognized processor", cmd.exe's "'cl' is not recognized as an
+    # internal or external command"
+    "recognized",
+    # "invalid value", pip >= 24.1's "invalid metadata", CUDA/HIP's "invalid device function" (cudaErrorInvalid-
+    # DeviceFunction), setuptools' "invalid command 'bdist_wheel'"
+    "nvalid",
     "fopenmp",
     "NOTFOUND",
     "NOT_FOUND",  # Windows' STATUS_DLL_NOT_FOUND / STATUS_ENTRYPOINT_NOT_FOUND exit codes
@@ -79,7 +85,6 @@ GATE: tuple[str, ...] = (
     "onflict",
     "but you have",
     "not compiled",  # torch's "Torch not compiled with CUDA enabled", pasted without its AssertionError
-    "nvalid metadata",  # pip >= 24.1 ignoring a release whose metadata is not PEP 440 / 508
     "GLIBC",
     "CXXABI",
     "WinError",
@@ -103,8 +108,6 @@ GATE: tuple[str, ...] = (
     "build dependency",
     "is too",
     "only supported",
-    "Cannot",
-    "cannot",
     "could be found",
     "COMPILER",
     "ermission",
@@ -118,11 +121,9 @@ GATE: tuple[str, ...] = (
     "not loaded",  # macOS dyld: "Library not loaded: @rpath/libomp.dylib"
     "and above",  # PyTorch's CMake: "PyTorch requires cuDNN 8.1 and above." (cmake/public/cuda.cmake, v2.6.0)
     "or above",
-    "not recognized",  # cmd.exe: "'cl' is not recognized as an internal or external command"
     "not supported",  # nvcc: "The version ('90000') of the host compiler ('Apple clang') is not supported"
     "(no such file",  # dyld (macOS 12+): "Reason: tried: '/x/libc10.dylib' (no such file), ..."
     "says CUDA version",  # PyTorch's CMake: "FindCUDA says CUDA version is X ... but the CUDA headers say ..."
-    "invalid device function",  # CUDA/HIP runtime: cudaErrorInvalidDeviceFunction
     "NoBinaryForGpu",  # HIP runtime: "hipErrorNoBinaryForGpu: Unable to find code object ..."
     "hipcc: ",  # the shell cannot run hipcc, in any language: "/bin/sh: строка 1: bin/hipcc: Нет такого файла ..."
     "paging file",  # Windows: "The paging file is too small for this operation to complete."
@@ -134,15 +135,14 @@ GATE: tuple[str, ...] = (
     "must be installed",  # pybind's cmake_example setup.py: "CMake must be installed to build ..."
     "developer path",  # macOS xcrun: "invalid active developer path"
     "externally-managed",  # pip (PEP 668): "error: externally-managed-environment"
-    "invalid command",  # setuptools: "invalid command 'bdist_wheel'"
     "No such operator",  # torch: "No such operator torchvision::nms"
     "nsatisfiable",  # conda: "UnsatisfiableError: ... incompatible with each other"
     "ACCESS_VIOLATION",  # nvcc on Windows: "'cicc' died with status 0xC0000005 (ACCESS_VIOLATION)"
     "C1001",  # MSVC: "fatal error C1001: Internal compiler error."
     "Program arguments",  # LLVM's crash report: "0.  Program arguments: /opt/rocm/hcc/bin/llc ..."
     "PLEASE submit",  # LLVM: "PLEASE submit a bug report to ... and include the crash backtrace"
-    "onnection",  # Python: "Remote end closed connection without response", "ConnectionResetError"
-    "HTTPSConnectionPool",
+    # Python: "Remote end closed connection without response", "ConnectionResetError", urllib3's HTTPSConnectionPool
+    "onnection",
     "Symbol not found",  # dyld: "Symbol not found: __ZN2at..."
     "extension is not",  # torchaudio: "torchaudio C++ extension is not available"
     "given source",  # CMake: 'add_subdirectory given source "X" which is not an existing directory.'
@@ -152,7 +152,6 @@ GATE: tuple[str, ...] = (
     "CERTIFICATE_VERIFY_FAILED",
     "only available",  # GCC: "inline variables are only available with '-std=c++17'", "... from C++17 onwards"
     "C2429",  # MSVC: "language feature 'X' requires compiler flag '/std:c++17'"
-    "Errno 28",  # ENOSPC in any language: "[Errno 28] Auf dem Gerät ist kein Speicherplatz ..."
     "LIBNVTOOLSEXT",  # CMake's NOTFOUND list: torch's find_library(LIBNVTOOLSEXT ...)
     "ABI mismatch",
     "environment variable",  # CMake: "Could not find compiler set in environment variable CC:"
