@@ -5,10 +5,11 @@ and against the real logs they were read from."""
 from __future__ import annotations
 
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
+
+from support.wheels import make_wheel
 
 from .conftest import ROWS, stated
 from .conftest import causes_of as _causes
@@ -82,9 +83,9 @@ def test_pips_conflict_line_with_environment_markers(tmp_path):
     # the real pip: tbpkg_a needs tbpkg_b==2.0 on Linux; tbpkg_b 1.0 is installed afterwards (hand-made wheels:
     # a fresh venv has no setuptools to build an sdist)
     wheels = [
-        _wheel(tmp_path, "tbpkg_b", "1.0", None),
-        _wheel(tmp_path, "tbpkg_b", "2.0", None),
-        _wheel(tmp_path, "tbpkg_a", "1.0", 'tbpkg_b==2.0; platform_system == "Linux"'),
+        make_wheel(tmp_path, "tbpkg_b", "1.0", [], ""),
+        make_wheel(tmp_path, "tbpkg_b", "2.0", [], ""),
+        make_wheel(tmp_path, "tbpkg_a", "1.0", ['tbpkg_b==2.0; platform_system == "Linux"'], ""),
     ]
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
@@ -95,22 +96,6 @@ def test_pips_conflict_line_with_environment_markers(tmp_path):
     assert d.root.cause_id == "dependency_version_conflict", (out.stdout + out.stderr, _causes(d))
     assert 'requires tbpkg_b==2.0; platform_system == "Linux", but you have' in out.stdout + out.stderr
     assert d.root.values["req"] == "tbpkg_b==2.0" and d.root.values["have"] == "tbpkg-b 1.0", d.root.values
-
-
-def _wheel(folder: Path, name: str, version: str, requires: str | None) -> Path:
-    """A pure-Python wheel with no code, only metadata (``Requires-Dist: requires``): what pip needs to install it."""
-    info = f"{name}-{version}.dist-info"
-    files = {
-        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-        + (f"Requires-Dist: {requires}\n" if requires else ""),
-        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: torchbuild-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    path = folder / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as z:
-        for arc, text in files.items():
-            z.writestr(arc, text)
-        z.writestr(f"{info}/RECORD", "".join(f"{arc},,\n" for arc in files) + f"{info}/RECORD,,\n")
-    return path
 
 
 @pytest.mark.parametrize(
@@ -230,7 +215,7 @@ def test_cospi_named_in_the_wrapped_edg_message():
 
 def test_pip_refusing_a_wheel_for_a_newer_glibc_as_the_real_pip_says_it(tmp_path):
     """The real pip's refusal of a wheel tagged manylinux_2_99 (a glibc no system has yet)."""
-    whl = _wheel(tmp_path, "tbglibc", "1.0", None)
+    whl = make_wheel(tmp_path, "tbglibc", "1.0", [], "")
     tagged = whl.with_name("tbglibc-1.0-py3-none-manylinux_2_99_x86_64.whl")
     whl.rename(tagged)
     out = _run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", str(tagged)])

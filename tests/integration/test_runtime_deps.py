@@ -12,17 +12,15 @@ nothing is fetched from the network.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import os
 import subprocess
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from support.venvs import overlay_venv
+from support.wheels import make_wheel
 from torchbuild.actions import runtime_deps
 from torchbuild.errors import RuntimeRequirementsError
 
@@ -38,29 +36,6 @@ MOD = (
     '#include <Python.h>\nextern "C" PyObject* PyInit__C(void) {\n'
     '  static PyModuleDef d = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};\n  return PyModule_Create(&d);\n}\n'
 )
-
-
-def make_wheel(folder: Path, name: str, version: str, requires: list[str], module: str) -> Path:
-    """A pure-Python wheel ``name-version-py3-none-any.whl`` with one module and a RECORD."""
-    dist = name.replace("-", "_")
-    files = {
-        f"{dist}.py": module,
-        f"{dist}-{version}.dist-info/METADATA": "Metadata-Version: 2.1\n"
-        f"Name: {name}\nVersion: {version}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires),
-        f"{dist}-{version}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: torchbuild-tests\n"
-        "Root-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = []
-    for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        record.append(f"{path},sha256={digest},{len(text.encode())}")
-    record.append(f"{dist}-{version}.dist-info/RECORD,,")
-    files[f"{dist}-{version}.dist-info/RECORD"] = "\n".join(record) + "\n"
-    whl = folder / f"{dist}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(whl, "w") as zf:
-        for path, text in files.items():
-            zf.writestr(path, text)
-    return whl
 
 
 @pytest.fixture(scope="module")
