@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROWS
+from .conftest import ROWS, stated
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
 
@@ -180,9 +180,10 @@ def test_an_abi_difference_inferred_from_torchs_version_is_not_confident(context
     assert d.causes[0].confidence == 0.65
 
 
-def test_an_abi_difference_printed_by_both_flags_stays_confident():
+def test_an_abi_difference_printed_by_both_flags_is_stated():
     """Both -D_GLIBCXX_USE_CXX11_ABI values in the log (the extension's compile line and torch's)
-    show the ABI difference itself: the ABI stays confident."""
+    show the ABI difference itself: the ABI stays first and stated, as confident as its signature may be
+    (its record at first sight, 5 right in 10, keeps it at the calibrated cap: ``stated``)."""
     d = _diag(
         [
             "c++ -c ext.cpp -o ext.o -D_GLIBCXX_USE_CXX11_ABI=0",
@@ -192,7 +193,7 @@ def test_an_abi_difference_printed_by_both_flags_stays_confident():
         ]
     )
     assert d.root.cause_id == "cxx_abi_mismatch"
-    assert d.root.confidence >= 0.7
+    assert stated(d.root)
 
 
 @pytest.mark.parametrize(

@@ -306,7 +306,7 @@ def test_relocation_truncated_in_a_build_without_gpu_code():
     d = _diag(_lines(name))
     assert d.root.confidence < 0.7, _causes(d)
     d = _diag(_lines("fatbin-rocm-libtorch-hip-debug-relocation.log"))
-    assert d.root.cause_id == "cuda_arch_list_too_large" and d.root.confidence >= 0.7
+    assert d.root.cause_id == "cuda_arch_list_too_large" and stated(d.root)
 
 
 def test_the_real_loader_with_an_older_nvjitlink_found_first(tmp_path):
@@ -418,10 +418,10 @@ def test_pytorchs_cmake_reading_no_cudnn_version():
     ]
     assert _diag(["torch 1.5.1", *lines]).root.cause_id == "unknown"
     d = _diag(["torch 2.1.0", *lines])
-    assert d.root.cause_id == "cudnn_unusable" and d.root.confidence >= 0.7, _causes(d)
+    assert d.root.cause_id == "cudnn_unusable" and stated(d.root), _causes(d)
     # a version that was read is an old cuDNN, as before
     d = _diag(["-- Found cuDNN: v6.0.21  (include: /usr/include)", *lines[1:]])
-    assert d.root.cause_id == "cudnn_unusable" and d.root.confidence >= 0.7, _causes(d)
+    assert d.root.cause_id == "cudnn_unusable" and stated(d.root), _causes(d)
 
 
 # ---- after session 24's measurement: rows written from the held-out misses of batches 55-78 (seen logs, not

@@ -267,8 +267,11 @@ def calibrate(causes: Sequence[Cause], precision: Mapping[str, Precision]) -> tu
 
     A signature that named the cause judged from the issue thread in fewer than :data:`PRECISION_BAR`
     of the real logs it named with a confidence of 0.7 or more, over at least
-    :data:`PRECISION_MIN_LOGS` logs (``precision``, from ``knowledge/data/signature_precision.toml``),
-    matches a line that several roots share; its cause is kept at most :data:`CALIBRATED_CAP`.  The
+    :data:`PRECISION_MIN_LOGS` logs, on the corpus or at first sight (the logs torchbuild's code met
+    before anyone had read them: ``Precision.below_bar``; ``precision``, from
+    ``knowledge/data/signature_precision.toml``), matches a line that several roots share, or carries
+    over to new logs worse than the corpus it was written from shows; its cause is kept at most
+    :data:`CALIBRATED_CAP`.  The
     order is not changed, except that the other cause the threads judged most often for that line (at
     least :data:`ALTERNATIVE_SHARE` of those logs) is put second, when it is not listed yet, with that
     share as its confidence: the log cannot tell the two apart, so both are reported, in order.
@@ -288,20 +291,42 @@ def calibrate(causes: Sequence[Cause], precision: Mapping[str, Precision]) -> tu
             continue
         out.append(replace(c, confidence=CALIBRATED_CAP))
         if i == 0:
-            also = ", ".join(
-                f"{cause if cause != UNKNOWN else 'a cause torchbuild does not list'}: {n}"
-                for cause, n in list(p.others.items())[:3]
-            )
-            notes.append(
-                f"Signature {c.signature} named its cause in {p.named} real failure logs of torchbuild's corpus; "
-                f"the issue threads confirmed it in {p.right} and judged another cause in the rest ({also}). "
-                f"So {c.cause_id} is reported as a likely cause (confidence {CALIBRATED_CAP}), not a finding: "
-                "check those causes too."
-            )
+            notes.append(_calibration_note(c, p))
             alt = _alternative(c, p, {x.cause_id for x in causes})
             if alt is not None:
                 out.append(alt)
     return out, notes
+
+
+def _calibration_note(c: Cause, p: Precision) -> str:
+    """The note that says why ``c`` (whose signature's record is ``p``) is reported below 0.7: how often
+    the issue threads confirmed its cause on the corpus and at first sight, and what they judged instead."""
+
+    def also(others: Mapping[str, int]) -> str:
+        return ", ".join(
+            f"{cause if cause != UNKNOWN else 'a cause torchbuild does not list'}: {n}"
+            for cause, n in list(others.items())[:3]
+        )
+
+    parts = []
+    if p.named:
+        rest = f" and judged another cause in the rest ({also(p.others)})" if p.others else ""
+        parts.append(
+            f"Signature {c.signature} named its cause in {p.named} real failure logs of torchbuild's corpus; "
+            f"the issue threads confirmed it in {p.right}{rest}."
+        )
+    if p.first_named:
+        rest = f" ({also(p.first_others)})" if p.first_others else ""
+        who = "it" if parts else f"signature {c.signature}"
+        parts.append(
+            f"On the {p.first_named} logs {who} named when torchbuild first met them (before anyone had read them), "
+            f"the threads confirmed it in {p.first_right}{rest}."
+        )
+    parts.append(
+        f"So {c.cause_id} is reported as a likely cause (confidence {CALIBRATED_CAP}), not a finding: "
+        "check those causes too."
+    )
+    return " ".join(parts)
 
 
 #: An other judged cause of a calibrated signature is reported second when the threads judged it in at
@@ -314,8 +339,9 @@ def _alternative(root: Cause, p: Precision, listed: set[str]) -> Cause | None:
     cause on ``root``'s line with its share of the logs as confidence; None when no listed cause id
     reaches :data:`ALTERNATIVE_SHARE` or it is already among the causes."""
     meaning = {c.id: c for c in known_causes()}
-    for cause_id, n in p.others.items():
-        share = n / p.named
+    named, others = (p.named, p.others) if p.others else (p.first_named, p.first_others)
+    for cause_id, n in others.items():
+        share = n / named
         if share < ALTERNATIVE_SHARE:
             return None
         if cause_id == UNKNOWN or cause_id in listed or cause_id not in meaning:
@@ -326,7 +352,7 @@ def _alternative(root: Cause, p: Precision, listed: set[str]) -> Cause | None:
             round(min(share, CALIBRATED_CAP), 2),
             root.line,
             root.evidence,
-            f"Also possible: {k.meaning.rstrip('.')}. The issue threads judged this cause in {n} of the {p.named} "
+            f"Also possible: {k.meaning.rstrip('.')}. The issue threads judged this cause in {n} of the {named} "
             f"real logs where this line was read as {root.cause_id}.",
             k.fix or "",
             p.sources[0] if p.sources else "knowledge/data/signature_precision.toml",

@@ -145,12 +145,20 @@ def load_signatures() -> tuple[Signature, ...]:
 class Precision:
     """How a signature fared on the real-log corpus (a row of ``knowledge/data/signature_precision.toml``).
 
+    Two records, both counted with the calibration off over logs named first with a confidence of 0.7
+    or more: on the corpus with today's code (the logs the signatures were written from and fixed
+    on), and *at first sight*: with the code of the commit that added each log, which had never read
+    it (benchmarks/realworld_firstsight.py).  The first overstates how a signature fares on a log
+    nobody has read; the second is that figure, but for the signature as it was then.
+
     :param signature: the signature's id.
-    :param named: logs of tests/diagnose/realworld it was named first for with a confidence of 0.7 or
-        more, the calibration off (>= 1).
+    :param named: corpus logs it was named first for with a confidence of 0.7 or more (>= 0).
     :param right: of those, logs whose cause judged from the issue thread is the one diagnose named.
     :param others: the judged causes of the other logs, ``{cause_id: logs}``, most frequent first.
-    :param sources: the issue threads of those other logs (URLs).
+    :param sources: the issue threads of the logs judged another cause, on either record (URLs).
+    :param first_named: logs it was named first for (confidence >= 0.7) by the code that first met them.
+    :param first_right: of those, logs whose judged cause is the one named.
+    :param first_others: the judged causes of the others, ``{cause_id: logs}``, most frequent first.
     """
 
     signature: str
@@ -158,45 +166,74 @@ class Precision:
     right: int
     others: Mapping[str, int]
     sources: tuple[str, ...] = ()
+    first_named: int = 0
+    first_right: int = 0
+    first_others: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def ratio(self) -> float:
-        """``right / named``: the share of those logs diagnose was right on (0..1)."""
-        return self.right / self.named
+        """``right / named``: the share of the corpus logs diagnose was right on (0..1; 1 when none)."""
+        return self.right / self.named if self.named else 1.0
+
+    @property
+    def first_ratio(self) -> float:
+        """``first_right / first_named``: the share of first-sight logs it was right on (0..1; 1 when none)."""
+        return self.first_right / self.first_named if self.first_named else 1.0
 
     @property
     def below_bar(self) -> bool:
         """Whether the signature may not state its cause as a finding: right in fewer than
-        :data:`~.model.PRECISION_BAR` of at least :data:`~.model.PRECISION_MIN_LOGS` logs."""
-        return self.named >= PRECISION_MIN_LOGS and self.ratio < PRECISION_BAR
+        :data:`~.model.PRECISION_BAR` of at least :data:`~.model.PRECISION_MIN_LOGS` logs, on the
+        corpus or at first sight."""
+        on_corpus = self.named >= PRECISION_MIN_LOGS and self.ratio < PRECISION_BAR
+        at_first_sight = self.first_named >= PRECISION_MIN_LOGS and self.first_ratio < PRECISION_BAR
+        return on_corpus or at_first_sight
 
 
 @functools.lru_cache(maxsize=1)
 def load_precision() -> Mapping[str, Precision]:
     """``{signature id: Precision}`` for every signature that named a cause with a confidence of 0.7 or
-    more for at least one real log whose thread judged another cause
+    more for at least one real log whose thread judged another cause, on the corpus or at first sight
     (``knowledge/data/signature_precision.toml``, made by benchmarks/realworld_calibrate.py; the others
     were right every time and have no row).
 
-    :raises KnowledgeError: when the file is missing or a row is invalid (``named`` < 1,
-        ``right`` outside 0..named, ``others`` not a table of counts).
+    :raises KnowledgeError: when the file is missing or a row is invalid (``named`` < 0, ``right``
+        outside 0..named, ``first_right`` outside 0..first_named, ``others`` not a table of counts).
     """
     out: dict[str, Precision] = {}
     for row in rows("signature_precision", "signature"):
         try:
             named, right = int(row["named"]), int(row["right"])
-            others = {str(k): int(v) for k, v in dict(row["others"]).items()}
-            if named < 1 or not 0 <= right <= named:
-                raise ValueError(f"named = {named}, right = {right}")
-            ordered = dict(sorted(others.items(), key=lambda kv: -kv[1]))
+            first_named, first_right = int(row.get("first_named", 0)), int(row.get("first_right", 0))
+            if named < 0 or not 0 <= right <= named or first_named < 0 or not 0 <= first_right <= first_named:
+                raise ValueError(
+                    f"named = {named}, right = {right}, first_named = {first_named}, first_right = {first_right}"
+                )
             src = row.get("source", ())
-            out[row["id"]] = Precision(row["id"], named, right, ordered, (src,) if isinstance(src, str) else tuple(src))
+            out[row["id"]] = Precision(
+                row["id"],
+                named,
+                right,
+                _counts(row["others"]),
+                (src,) if isinstance(src, str) else tuple(src),
+                first_named,
+                first_right,
+                _counts(row.get("first_others", {})),
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise KnowledgeError(
                 f"signature_precision.toml: row {row.get('id', '?')!r} is invalid ({exc}); "
                 "regenerate it with benchmarks/realworld_calibrate.py"
             ) from exc
     return out
+
+
+def _counts(table: Any) -> dict[str, int]:
+    """``{cause_id: logs}`` from a TOML table of counts, most frequent first.
+
+    :raises TypeError, ValueError: when ``table`` is not a table of integer counts.
+    """
+    return dict(sorted(((str(k), int(v)) for k, v in dict(table).items()), key=lambda kv: -kv[1]))
 
 
 def header_messages() -> tuple[tuple[str, str, str], ...]:
