@@ -189,6 +189,26 @@ def _library_of_other_build(
                 f"{m.group('lib')} is the first library missing, not libc10.so: the installed torch has no CUDA "
                 "libraries."
             ]
+        if m and m.group("lib").startswith("libtorch_cuda.") and _PY_LOAD_ERROR.search(line) and not ctx.rocm:
+            # libtorch_cuda.so alone, no torch build in the log: mostly a CUDA module beside a CPU-only torch
+            # (openmm/openmm-torch#127, openmm/openmm-ml#67: conda's cpu_* pytorch), which ships no such library
+            # (the +cpu wheel's torch/lib); but a module on torch's stable ABI links it without libc10 and, imported
+            # before a CUDA torch, says the same (pytorch/extension-cpp#127).  Likely, not stated.
+            cpu = _as(
+                root,
+                "torch_cpu_only",
+                0.6,
+                f"The module was built against a CUDA torch and needs {m.group('lib')}: most often the installed "
+                "torch is a CPU-only build, which has no CUDA libraries.",
+                "Check torch.version.cuda: if it is None, install a CUDA build of torch (pip install torch "
+                "--index-url https://download.pytorch.org/whl/<cuXYZ>, or conda's CUDA build of pytorch); if it is "
+                "a CUDA build, import torch before the module.",
+                "https://github.com/openmm/openmm-torch/issues/127",
+            )
+            return [cpu, _cap(root, UNDECIDED_CAP), *rest], [
+                f"{m.group('lib')} is torch's CUDA library: a CPU-only torch has none, and a module imported before a "
+                "CUDA torch cannot find it either; the log does not show which torch is installed."
+            ]
         if m and root.confidence > 0.6:
             ext = _as(
                 root,
