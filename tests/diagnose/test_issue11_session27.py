@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from support.wheels import make_wheel
+
 from .conftest import ROWS, stated
 from .conftest import causes_of as _causes
 from .conftest import corpus_lines as _lines
@@ -120,3 +122,51 @@ def test_the_nequip_lammps_log():
     d = _diag(_lines(name))
     assert d.root.cause_id == ROWS[name]["cause"] == "blas_not_found", _causes(d)
     assert stated(d.root)
+
+
+def test_apples_loader_naming_a_c_shim_symbol_on_the_next_line():
+    """macOS's dyld reports "Symbol not found:" with the C name, underscore first, on the next line:
+    torchcodec 0.11 built for a newer torch than 2.10 (niknah/ComfyUI-F5-TTS#74, batch 143 dev).  No Mac here:
+    the real log is the test."""
+    name = _corpus("import-comfyui-f5-tts-torchcodec")
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "torch_extension_mismatch", _causes(d)
+    assert d.root.values["symbol"] == "torch_dtype_float4_e2m1fn_x2"
+
+
+def test_a_torch_replaced_by_an_installer_is_the_likelier_root(tmp_path):
+    """The real pip replaces a package named torch (hand-made wheels in a fresh venv: 2.4.0 installed, then a
+    package that pins 2.5.1) and prints "Successfully uninstalled torch-2.4.0"; an extension built for the old
+    torch then fails.  The replacement comes first, below 0.7, the extension mismatch second."""
+    wheels = [
+        make_wheel(tmp_path, "torch", "2.4.0", [], ""),
+        make_wheel(tmp_path, "torch", "2.5.1", [], ""),
+        make_wheel(tmp_path, "tbpins", "1.0", ["torch==2.5.1"], ""),
+    ]
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-index"]
+    assert _run([*pip, str(wheels[0])]).returncode == 0
+    out = _run([*pip, "--find-links", str(tmp_path), str(wheels[2])])
+    assert "Successfully uninstalled torch-2.4.0" in out.stdout, out.stdout + out.stderr
+    symbol = "ImportError: /v/site-packages/ext/_C.so: undefined symbol: _ZN3c104cuda20getCurrentCUDAStreamEa"
+    d = _diag([*out.stdout.splitlines(), symbol])
+    assert [c.cause_id for c in d.causes[:2]] == ["dependency_version_conflict", "torch_extension_mismatch"], _causes(d)
+    assert d.root.confidence == 0.65 and "torch 2.4.0" in d.root.explanation
+    # without the installer's lines, the symbol alone is the extension/torch mismatch
+    assert _diag([symbol]).root.cause_id == "torch_extension_mismatch"
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "depconflict-comfyui-3d-pack-install-missing-nodes-replaces-torch",  # pip, then a CPU-only torch
+        "import-tbp-monty-pip-replaced-conda-torch-libtorch-cuda-cu",  # pip over conda's torch 1.11
+        "import-musubi-tuner-scripts-lycoris-upgrades-torch-breaks-xf",  # uv: "- torch==2.5.1+cu124"
+    ],
+)
+def test_the_real_logs_of_a_torch_replaced_by_an_installer(prefix):
+    name = _corpus(prefix)
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "dependency_version_conflict", _causes(d)
+    assert d.root.confidence < 0.7

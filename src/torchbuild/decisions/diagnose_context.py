@@ -73,6 +73,8 @@ _TORCHVISION_VER = re.compile(r"(?<![\w-])torchvision(?:==|-|\s+version[:\s]+|\s
 _TORCH_CPU_BUILD = re.compile(
     r"^(?:py)?torch\s+\d+\.\d+\S*\s+cpu_|(?<![\w-])torch(?:==|-|\s+)\d+\.\d+(?:\.\d+)?\+cpu\b"
 )
+#: An installer removing torch: pip's "Successfully uninstalled torch-2.4.0+cu121", uv's " - torch==2.5.1+cu124".
+_TORCH_REMOVED = re.compile(r"Successfully uninstalled torch-(?P<v>\d[\w.+]*)|(?:^|\s)-\s+torch==(?P<u>\d[\w.+]*)")
 _CONDA_FORGE_TORCH = re.compile(r"^(?:lib)?(?:py)?torch\s+\d+\.\d+\S*\s+\S*\s+conda-forge\b")
 _CUDA_VER = re.compile(
     r"(?:release (?P<a>\d+\.\d+), V\d|CUDA Version:?\s*(?P<b>\d+\.\d+)|cuda-(?P<c>\d+\.\d+)\b"
@@ -154,6 +156,8 @@ class LogContext:
         ".hipFatBinSegment") or ROCm's torch library (libtorch_hip.so).
     :param cudnn_version_unread: PyTorch's CMake found cuDNN but printed its version as "v?" (it read the
         version macros from cudnn.h, which cuDNN 8 moved to cudnn_version.h: pytorch/pytorch#41593).
+    :param torch_removed: torch versions an installer removed in the log (pip's "Successfully uninstalled
+        torch-2.4.0+cu121", uv's "- torch==2.5.1+cu124"): another package's requirements replaced torch.
     :param cmake_by_hand: CMake was run by hand (a ``cmake ...`` command line, ``-DCMAKE_PREFIX_PATH``,
         ``Torch_DIR=``): a C++ project, not a pip build.
     """
@@ -180,6 +184,7 @@ class LogContext:
     cuda_seen: bool = False
     cudnn_version_unread: bool = False
     nvcc_code: bool = False
+    torch_removed: list[str] = field(default_factory=list)
 
 
 def _add(xs: list, x: object) -> None:  # type: ignore[type-arg]
@@ -207,6 +212,8 @@ class ContextCollector:
                 c.torch_conda_forge = True
             if "cpu" in body and _TORCH_CPU_BUILD.search(body):
                 c.torch_cpu_build = True
+            if ("uninstalled" in body or "==" in body) and (m := _TORCH_REMOVED.search(body)):
+                _add(c.torch_removed, m.group("v") or m.group("u"))
             if "torchvision" in body:
                 m = _TORCHVISION_VER.search(body)
                 if m:

@@ -37,6 +37,7 @@ __all__ = ["LogContext", "ContextCollector", "reason", "UNDECIDED_CAP", "Signatu
 #: Every rule, in the order tried; the first that applies decides (the numbers of the comments
 #: in the rule modules: 1, 2, 3, 4, 5, 5b, 6, ...).
 RULES = (
+    _after._torch_replaced_by_installer,
     _after._stale_jit_cache,
     _after._abi_or_version,
     _after._extension_built_without_cuda,
