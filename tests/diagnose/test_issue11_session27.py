@@ -170,3 +170,37 @@ def test_the_real_logs_of_a_torch_replaced_by_an_installer(prefix):
     d = _diag(_lines(name))
     assert d.root.cause_id == ROWS[name]["cause"] == "dependency_version_conflict", _causes(d)
     assert d.root.confidence < 0.7
+
+
+def test_pips_conflict_explanation_cut_above_its_head(tmp_path):
+    """A paste that keeps pip's explanation from "The conflict is caused by:" down, without the "Cannot install"
+    and ResolutionImpossible lines (microsoft/dp-transformers, batch 150 dev: peft needs torch>=1.13, dp-transformers
+    torch<=1.12.1).  The lines are the real pip's, from hand-made wheels with incompatible pins."""
+    wheels = [
+        make_wheel(tmp_path, "tbtorch", "1.0", [], ""),
+        make_wheel(tmp_path, "tbtorch", "2.0", [], ""),
+        make_wheel(tmp_path, "tbold", "1.0", ["tbtorch<=1.0"], ""),
+        make_wheel(tmp_path, "tbnew", "1.0", ["tbtorch>=2.0"], ""),
+    ]
+    out = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--dry-run",
+            "--no-index",
+            "--find-links",
+            str(tmp_path),
+            str(wheels[2]),
+            str(wheels[3]),
+        ]
+    )
+    text = out.stdout + out.stderr
+    assert "The conflict is caused by:" in text, text
+    tail = text[text.index("The conflict is caused by:") :].splitlines()
+    tail = [line for line in tail if "ResolutionImpossible" not in line and "Cannot install" not in line]
+    d = _diag(tail)
+    assert d.root.cause_id == "dependency_version_conflict" and stated(d.root), _causes(d)
+    name = _corpus("pip-dp-transformers-peft-torch-pin-conflict")
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "dependency_version_conflict"
