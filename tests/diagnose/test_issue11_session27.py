@@ -204,3 +204,40 @@ def test_pips_conflict_explanation_cut_above_its_head(tmp_path):
     assert d.root.cause_id == "dependency_version_conflict" and stated(d.root), _causes(d)
     name = _corpus("pip-dp-transformers-peft-torch-pin-conflict")
     assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "dependency_version_conflict"
+
+
+# ---- after session 27's measurement: rows from round A's held-out misses (seen logs, not evidence of carry-over;
+# benchmarks/eval_diagnose_issue11_session27.txt lists them)
+
+
+def test_torchs_too_old_gcc_message_is_the_root_of_a_cxx_standard_error():
+    """kaldifeat built with a GCC older than 5 (csukuangfj/kaldifeat#27, batch 144 held-out): ATen's "C++14 or later compatible compiler
+    is required" comes first, c10's "You're running a too old version of GCC. We need GCC 5 or later." a few lines
+    down says why: the compiler is the root, the standard error its symptom."""
+    name = _corpus("build-kaldifeat-source-gcc-too-old-cxx14")
+    d = _diag(_lines(name))
+    assert [c.cause_id for c in d.causes[:2]] == [ROWS[name]["cause"], "cxx_standard_mismatch"], _causes(d)
+    assert stated(d.root)
+    # the standard error alone stays a standard error
+    assert _diag(["error: #error C++17 or later compatible compiler is required to use PyTorch."]).root.cause_id == (
+        "cxx_standard_mismatch"
+    )
+
+
+def test_a_cuda_library_at_the_file_systems_root_is_an_empty_cuda_home(tmp_path):
+    """The real ninja asked for '/lib64/libcudart.so' (a setup.py's os.path.join(CUDA_HOME, 'lib64') with CUDA_HOME
+    empty; kvcache-ai/ktransformers#54, batch 139 held-out): the CUDA toolkit was not found, not a system library."""
+    (tmp_path / "build.ninja").write_text("rule link\n  command = touch $out\nbuild ext.so: link /lib64/libcudart.so\n")
+    if Path("/lib64/libcudart.so").exists():
+        pytest.skip("this machine has /lib64/libcudart.so")
+    out = _run(["ninja"], cwd=tmp_path)
+    assert "missing and no known rule to make it" in out.stdout + out.stderr
+    d = _diag((out.stdout + out.stderr).splitlines())
+    assert d.root.cause_id == "cuda_toolkit_not_found" and stated(d.root), _causes(d)
+    name = _corpus("pip-ktransformers-cpuinfer-ext-lib64-libcudart")
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "cuda_toolkit_not_found"
+    # a system library under /usr/lib stays a missing system library
+    other = (
+        "ninja: error: '/usr/lib/x86_64-linux-gnu/libnuma.so', needed by 'x.so', missing and no known rule to make it"
+    )
+    assert _diag([other]).root.cause_id == "system_library_missing"

@@ -107,7 +107,16 @@ def _conflict_first(
 def _std_old_compiler(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
-    """A C++ standard error with a compiler too old for that standard."""
+    """A C++ standard error with a compiler too old for that standard: torch's own headers saying so elsewhere
+    in the log (c10's "You're running a too old version of GCC", csukuangfj/kaldifeat#27, batch 144 held-out, seen
+    after session 27's measurement), or a GCC before 7 printed."""
+    if root.cause_id == "cxx_standard_mismatch":
+        old = _hit_cause(hits, cause_for, lambda h: h.cause_id == "compiler_too_old")
+        if old is not None:
+            return [old, _cap(root, UNDECIDED_CAP), *rest], [
+                f"torch's headers say on line {old.line} that the compiler is too old: the C++ standard error "
+                "follows from it."
+            ]
     if root.cause_id == "cxx_standard_mismatch" and ctx.gcc_majors and min(ctx.gcc_majors) < 7:
         g = min(ctx.gcc_majors)
         first = _as(
