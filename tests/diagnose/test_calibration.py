@@ -4,6 +4,7 @@ issue thread judged is reported as a likely cause, below 0.7, with how often it 
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -170,6 +171,11 @@ def test_every_first_sight_answer_is_one_the_code_of_its_commit_gives():
     the middle, the newest), the record names the commit git says added the log, and that commit's code,
     run again from the repository's history, gives the recorded answers."""
     record = firstsight.load()
+    have = subprocess.run(
+        ["git", "cat-file", "-e", f"{min(v[3] for v in record.values())}^{{commit}}"], cwd=cal.ROOT, check=False
+    )
+    if have.returncode != 0:
+        pytest.skip("a shallow clone: the commits that added the corpus logs are not in this repository's history")
     commits = firstsight.adding_commits()
     assert {f: commits[f][:12] for f in record} == {f: v[3] for f, v in record.items()}
     order = sorted(
