@@ -277,3 +277,18 @@ def test_a_name_torchs_namespace_does_not_declare_as_nvcc_says_it(tmp_path):
     assert 'has no member "getCurrentCUDAStream"' in text, text
     d = _diag(text.splitlines())
     assert d.root.cause_id == "torch_api_removed" and d.root.values["name"] == "getCurrentCUDAStream", _causes(d)
+
+
+@pytest.mark.parametrize(
+    "prefix", ["runtime-faster-whisper-libcublas-so11-cuda12", "runtime-whisperx-libcublas-so12-cuda118"]
+)
+def test_ctranslate2_asking_for_another_cuda_majors_cublas(prefix):
+    """CTranslate2's own message, "Library libcublas.so.11 is not found or cannot be loaded" (SYSTRAN/faster-whisper#47,
+    m-bain/whisperX#788, batch 156 dev): its wheel was built for another CUDA major than the machine has; likely,
+    since the runtime may simply not be installed.  No CTranslate2 here: the real logs are the test."""
+    name = _corpus(prefix)
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "cuda_version_mismatch", _causes(d)
+    assert d.root.confidence == 0.6 and d.root.values["lib"].startswith("libcublas.so.")
+    win = _diag(["RuntimeError: Library cublas64_12.dll is not found or cannot be loaded"])
+    assert win.root.cause_id == "cuda_version_mismatch" and "CUDA 12" in win.root.explanation
