@@ -292,3 +292,45 @@ def test_ctranslate2_asking_for_another_cuda_majors_cublas(prefix):
     assert d.root.confidence == 0.6 and d.root.values["lib"].startswith("libcublas.so.")
     win = _diag(["RuntimeError: Library cublas64_12.dll is not found or cannot be loaded"])
     assert win.root.cause_id == "cuda_version_mismatch" and "CUDA 12" in win.root.explanation
+
+
+@pytest.mark.parametrize(
+    ("line", "plain"),
+    [
+        (
+            "x.c:4:20: fatal error: **Python.h**: No such file or directory",
+            "x.c:4:20: fatal error: Python.h: No such file or directory",
+        ),
+        (
+            "**OSError: /x/libnnpops.so: undefined symbol: _ZN3c10",
+            "OSError: /x/libnnpops.so: undefined symbol: _ZN3c10",
+        ),
+        ("int main(int argc, char **argv)", "int main(int argc, char **argv)"),
+        ("invalid conversion from 'const char**' to 'char**'", "invalid conversion from 'const char**' to 'char**'"),
+        ("make: *** [all] Error 1", "make: *** [all] Error 1"),
+        ("*** [all] Error 1", "*** [all] Error 1"),
+    ],
+)
+def test_githubs_bold_markup_is_taken_off_a_pasted_line(line, plain):
+    """A log pasted outside a code block keeps GitHub's **bold** around what the reporter stressed; C's pointer
+    stars and make's *** are not markup."""
+    from torchbuild.decisions.diagnose.classify import normalize
+
+    assert normalize(line) == plain
+
+
+@pytest.mark.skipif(NO_GCC, reason="needs gcc")
+def test_the_real_missing_header_message_in_bold(tmp_path):
+    """gcc's real "fatal error: Python.h: No such file or directory" (an include path without it), with the header
+    in bold as cocodataset/cocoapi#180 (batch 141 dev) pasted it, is the missing Python headers."""
+    (tmp_path / "m.c").write_text("#include <Python.h>\n")
+    err = _run([GCC, "-c", "m.c"], cwd=tmp_path).stderr  # Python.h lives in python3.X/, off the default path
+    if "fatal error" not in err:
+        pytest.skip("this compiler finds a Python.h on its default include path")
+    line = next(x for x in err.splitlines() if "fatal error" in x)
+    bold = line.replace("Python.h:", "**Python.h**:")
+    assert bold != line
+    d = _diag([bold, "compilation terminated."])
+    assert d.root.cause_id == "python_headers_missing", _causes(d)
+    name = _corpus("pycocotools-cocoapi-make-python-h-missing")
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "python_headers_missing"

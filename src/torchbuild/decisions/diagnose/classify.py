@@ -315,7 +315,20 @@ def normalize(text: str) -> str:
     if m and m.end():
         text = text[m.end() :]
     text = text.rstrip()
+    if "**" in text:
+        text = unbold(text)
     return text if text.isascii() else delocalize(text)
+
+
+#: GitHub's bold markup around a word of a log pasted outside a code block ("fatal error: **Python.h**: No such
+#: file", "**OSError: ...**"): a pair of ``**`` hugging non-space text, or a line that opens with ``**``.
+_BOLD = re.compile(r"(?<![\w*])\*\*(?=\S)([^*]+?)(?<=\S)\*\*(?![\w*])|^\*\*(?=[^\s*])")
+
+
+def unbold(text: str) -> str:
+    """``text`` without GitHub's ``**bold**`` markup (a C pointer type such as ``char **argv`` or
+    ``'const char**' to 'char**'`` is left alone: its ``**`` is not a pair that opens and closes around text)."""
+    return _BOLD.sub(lambda m: m.group(1) or "", text)
 
 
 def delocalize(text: str) -> str:
