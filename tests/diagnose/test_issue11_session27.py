@@ -334,3 +334,21 @@ def test_the_real_missing_header_message_in_bold(tmp_path):
     assert d.root.cause_id == "python_headers_missing", _causes(d)
     name = _corpus("pycocotools-cocoapi-make-python-h-missing")
     assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "python_headers_missing"
+
+
+def test_uv_finding_no_torch_wheel_for_this_platform_is_not_a_conflict():
+    """uv's "requirements are unsatisfiable" because torch "has no wheels with a matching platform tag (e.g.,
+    `macosx_26_0_x86_64`)", wrapped on the line above the conclusion: an x86_64 Python under Rosetta on Apple
+    Silicon (vllm-project/vllm-metal#379, batch 158 held-out, seen after session 27's measurement), not conflicting
+    requirements; torchbuild lists no cause for it.  No uv here: the real log is the test."""
+    name = _corpus("install-vllm-metal-uv-torch-no-wheel-macosx")
+    d = _diag(_lines(name))
+    assert d.root.cause_id == ROWS[name]["cause"] == "unknown", _causes(d)
+    assert any("platform" in n for n in d.notes)
+    # a conflict between two requirements stays one
+    conflict = [
+        "  × No solution found when resolving dependencies:",
+        "  ╰─▶ Because pkg==1.0 depends on torch==2.1.0 and you require torch==2.4.0, we can conclude that your "
+        "requirements are unsatisfiable.",
+    ]
+    assert _diag(conflict).root.cause_id == "dependency_version_conflict"

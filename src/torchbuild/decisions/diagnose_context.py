@@ -156,6 +156,8 @@ class LogContext:
         ".hipFatBinSegment") or ROCm's torch library (libtorch_hip.so).
     :param cudnn_version_unread: PyTorch's CMake found cuDNN but printed its version as "v?" (it read the
         version macros from cudnn.h, which cuDNN 8 moved to cudnn_version.h: pytorch/pytorch#41593).
+    :param torch_no_platform_wheel: a resolver said torch has no wheel for this platform (uv's "torch==2.11.0+cpu
+        has no wheels with a matching platform tag (e.g., `macosx_26_0_x86_64`)").
     :param torch_removed: torch versions an installer removed in the log (pip's "Successfully uninstalled
         torch-2.4.0+cu121", uv's "- torch==2.5.1+cu124"): another package's requirements replaced torch.
     :param cmake_by_hand: CMake was run by hand (a ``cmake ...`` command line, ``-DCMAKE_PREFIX_PATH``,
@@ -185,6 +187,7 @@ class LogContext:
     cudnn_version_unread: bool = False
     nvcc_code: bool = False
     torch_removed: list[str] = field(default_factory=list)
+    torch_no_platform_wheel: bool = False
 
 
 def _add(xs: list, x: object) -> None:  # type: ignore[type-arg]
@@ -212,6 +215,8 @@ class ContextCollector:
                 c.torch_conda_forge = True
             if "cpu" in body and _TORCH_CPU_BUILD.search(body):
                 c.torch_cpu_build = True
+            if "has no wheels with a matching" in body:
+                c.torch_no_platform_wheel = True
             if ("uninstalled" in body or "==" in body) and (m := _TORCH_REMOVED.search(body)):
                 _add(c.torch_removed, m.group("v") or m.group("u"))
             if "torchvision" in body:

@@ -104,6 +104,29 @@ def _conflict_first(
     return None
 
 
+def _no_wheel_for_this_platform(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """uv's "requirements are unsatisfiable" because torch has no wheel for this interpreter's platform tag (a line
+    that uv wraps above the conclusion): not two requirements in conflict, but a platform torch does not publish
+    for (an x86_64 Python under Rosetta on Apple Silicon: vllm-project/vllm-metal#379, batch 158 held-out, seen
+    after session 27's measurement; a Python version without wheels)."""
+    if root.signature == "uv-requirements-unsatisfiable" and ctx.torch_no_platform_wheel:
+        return [
+            _unknown(
+                root,
+                "The resolver found no torch wheel for this interpreter's platform tag: torch publishes no build for "
+                "it (an x86_64 Python under Rosetta on an Apple Silicon Mac, or a Python version torch has no "
+                "wheels for yet), which none of torchbuild's causes names.",
+                "Use an interpreter of a platform torch publishes wheels for (the hint lists them): a native arm64 "
+                "Python on Apple Silicon (python -c 'import platform; print(platform.machine())' says arm64), or a "
+                "Python version that torch release supports.",
+            ),
+            *rest,
+        ], ["torch has no wheel for this platform: a question of the interpreter, not of conflicting requirements."]
+    return None
+
+
 def _std_old_compiler(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
@@ -475,6 +498,7 @@ def _cudnn_version_unread(
 #: The rules of this module, in the order they are tried.
 RULES = (
     _gcc_headers_unsupported,
+    _no_wheel_for_this_platform,
     _conflict_before,
     _conflict_first,
     _std_old_compiler,
