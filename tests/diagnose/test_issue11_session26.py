@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from support.wheels import make_wheel
+from support.wheels import fresh_venv_pip, make_wheel
 
 from .conftest import ROWS, stated
 from .conftest import causes_of as _causes
@@ -87,9 +87,7 @@ def test_pips_conflict_line_with_environment_markers(tmp_path):
         make_wheel(tmp_path, "tbpkg_b", "2.0", [], ""),
         make_wheel(tmp_path, "tbpkg_a", "1.0", ['tbpkg_b==2.0; platform_system == "Linux"'], ""),
     ]
-    venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
-    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-index"]
+    pip = fresh_venv_pip(tmp_path)
     assert _run([*pip, str(wheels[1]), str(wheels[2])]).returncode == 0
     out = _run([*pip, str(wheels[0])])
     d = _diag((out.stdout + out.stderr).splitlines())

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from support.wheels import make_wheel
+from support.wheels import fresh_venv_pip, make_wheel
 
 from .conftest import ROWS, stated
 from .conftest import causes_of as _causes
@@ -143,9 +143,7 @@ def test_a_torch_replaced_by_an_installer_is_the_likelier_root(tmp_path):
         make_wheel(tmp_path, "torch", "2.5.1", [], ""),
         make_wheel(tmp_path, "tbpins", "1.0", ["torch==2.5.1"], ""),
     ]
-    venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
-    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-index"]
+    pip = fresh_venv_pip(tmp_path)
     assert _run([*pip, str(wheels[0])]).returncode == 0
     out = _run([*pip, "--find-links", str(tmp_path), str(wheels[2])])
     assert "Successfully uninstalled torch-2.4.0" in out.stdout, out.stdout + out.stderr

@@ -30,3 +30,15 @@ def make_wheel(folder: Path, name: str, version: str, requires: list[str], modul
         for path, text in files.items():
             zf.writestr(path, text)
     return whl
+
+
+def fresh_venv_pip(folder: Path) -> list[str]:
+    """The command prefix ``python -m pip --python <venv> install --no-index`` for a fresh venv made under
+    ``folder`` (``venv``, without pip of its own: this Python's pip installs into it), for tests that install
+    hand-made wheels with the real pip."""
+    import subprocess
+    import sys
+
+    venv = folder / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
+    return [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-index"]
