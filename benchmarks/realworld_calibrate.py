@@ -84,10 +84,10 @@ def first_sight(blind_from: int, last_batch: int, signatures: set[str]) -> dict[
     """The recorded first-sight answers (benchmarks/realworld_firstsight.json) of the logs from
     ``realworld_firstsight.FIRST_BATCH`` to ``last_batch`` that are not blind for ``blind_from``, with
     an answer whose signature is not in ``signatures`` (removed since) turned into no signature."""
-    batch = {r["file"]: r for r in realworld_measure.rows()}
+    index = {r["file"]: r for r in realworld_measure.rows()}
     out: dict[str, list] = {}
     for f, (cause, conf, sig, commit) in realworld_firstsight.load().items():
-        r = batch.get(f)
+        r = index.get(f)
         if r is None or realworld_measure.is_blind(r, blind_from):
             continue
         if not realworld_firstsight.FIRST_BATCH <= (r.get("batch") or 0) <= last_batch:

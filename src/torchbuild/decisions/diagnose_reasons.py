@@ -16,8 +16,10 @@ Signatures match lines; this module looks at what else the log says and re-order
   cannot tell two causes apart, both are reported in order, with lowered confidence.
 
 The rules live in :mod:`~torchbuild.decisions.diagnose_rules_after_build` (import-time
-failures), :mod:`~torchbuild.decisions.diagnose_rules_libraries` (a library not found at import)
-and :mod:`~torchbuild.decisions.diagnose_rules_build` (build failures); :data:`RULES` orders them.
+failures), :mod:`~torchbuild.decisions.diagnose_rules_libraries` (a library not found at import),
+:mod:`~torchbuild.decisions.diagnose_rules_build` (build failures) and
+:mod:`~torchbuild.decisions.diagnose_rules_install` (what pip's and uv's resolvers printed);
+:data:`RULES` alone orders them.
 Every rule names its source (the issue threads of tests/diagnose/realworld or the tool whose
 message is matched).
 """
@@ -28,16 +30,16 @@ from collections.abc import Callable, Sequence
 
 from . import diagnose_rules_after_build as _after
 from . import diagnose_rules_build as _build
+from . import diagnose_rules_install as _install
 from . import diagnose_rules_libraries as _libs
 from .diagnose_context import ContextCollector, LogContext
 from .diagnose_rules_common import UNDECIDED_CAP, SignatureHit, _CauseLike
 
 __all__ = ["LogContext", "ContextCollector", "reason", "UNDECIDED_CAP", "SignatureHit", "RULES"]
 
-#: Every rule, in the order tried; the first that applies decides (the numbers of the comments
-#: in the rule modules: 1, 2, 3, 4, 5, 5b, 6, ...).
+#: Every rule, in the order tried; the first that applies decides.
 RULES = (
-    _after._torch_replaced_by_installer,
+    _install._torch_replaced_by_installer,
     _after._stale_jit_cache,
     _after._abi_or_version,
     _after._extension_built_without_cuda,
@@ -47,7 +49,24 @@ RULES = (
     _after._torch_c_installed,
     _libs._torch_lib_missing_in_source_tree,
     _libs._library_of_other_build,
-    *_build.RULES[1:],
+    _install._no_wheel_for_this_platform,
+    _install._conflict_before,
+    _install._conflict_first,
+    _build._std_old_compiler,
+    _build._cuda_in_rocm,
+    _build._crash_beside_full_disk,
+    _build._none_cuda_version,
+    _install._cmake_in_isolation,
+    _install._torch_missing_no_build,
+    _build._cmake_torch_not_found,
+    _build._cuda_too_old_or_no_nvcc,
+    _build._nvcc_path_failed,
+    _build._std_header_error_under_nvcc,
+    _build._own_module_never_built,
+    _build._build_program_not_found_windows,
+    _build._cuda_home_list,
+    _build._relocation_without_gpu,
+    _build._cudnn_version_unread,
 )
 
 

@@ -30,36 +30,6 @@ from .diagnose_rules_common import (
 )
 
 
-def _torch_replaced_by_installer(
-    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
-) -> Verdict:
-    """A torch that does not fit an extension (another torch, a CPU-only torch) in a log where an installer
-    removed torch: installing another package replaced the torch the environment had (its requirements pin
-    another torch, or pull the CPU build), and the extension fits the old one.  The replacement is the
-    likelier root, below 0.7 (a user who reinstalled torch by hand prints the same), the symptom second.
-    Sources: MrForExample/ComfyUI-3D-Pack#341 (its installer replaced torch 2.4.0+cu121 by a CPU build),
-    thousandbrainsproject/tbp.monty#385 (pip replaced conda's torch 1.11), sdbds/musubi-tuner-scripts#4
-    (installing lycoris upgraded torch 2.5.1 to 2.6.0 under xformers built for 2.5.1)."""
-    if not ctx.torch_removed or root.cause_id not in ("torch_extension_mismatch", "torch_cpu_only"):
-        return None
-    was = ctx.torch_removed[0]
-    conflict = _as(
-        root,
-        "dependency_version_conflict",
-        0.65,
-        f"An installer in this log removed torch {was} to satisfy another package's requirements, and what fails "
-        "now fits the torch that was there before: the dependency resolution replaced torch.",
-        f"Reinstall the torch you had (pip install torch=={was} with its index URL), then install the other package "
-        "without letting it change torch (pin torch in a constraints file: pip install -c constraints.txt ..., or "
-        "--no-deps), or use the release of that package made for your torch.",
-        "https://github.com/MrForExample/ComfyUI-3D-Pack/issues/341",
-    )
-    return [conflict, _cap(root, UNDECIDED_CAP), *rest], [
-        f"torch {was} was uninstalled by an installer in this log: the failure may be the replaced torch, not the "
-        "extension."
-    ]
-
-
 def _abi_or_version(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:

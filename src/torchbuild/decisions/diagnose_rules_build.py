@@ -1,12 +1,13 @@
-"""Reasoning rules for failures while building (pure): a host compiler too new for nvcc, a pip
-dependency conflict before the failure, a compiler too old for the C++ standard, CUDA causes in
-a ROCm build, a crash beside a full disk, a CPU-only torch read by setup.py, torch missing from
-pip's isolated build environment, a package's CUDA check that cannot tell an old toolkit from no
+"""Reasoning rules for failures while building (pure): a host compiler too new for nvcc, a compiler too
+old for the C++ standard, CUDA causes in a ROCm build, a crash beside a full disk, a CPU-only torch read by
+setup.py, a package's CUDA check that cannot tell an old toolkit from no
 nvcc, a setup.py that fails where it runs CUDA_HOME/bin/nvcc, errors inside the C++ standard
 headers while nvcc compiles, a package's own module missing after its build could not run.  Each
 rule takes the root cause, the other causes, the log's context and its signature hits and returns
 the new cause list with notes, or None (the same shape as
-:mod:`torchbuild.decisions.diagnose_rules_after_build`)."""
+:mod:`torchbuild.decisions.diagnose_rules_after_build`); the pip and uv rules are in
+:mod:`torchbuild.decisions.diagnose_rules_install`, the order of all in
+:data:`torchbuild.decisions.diagnose_reasons.RULES`."""
 
 from __future__ import annotations
 
@@ -32,15 +33,6 @@ from .diagnose_rules_common import (
 #: Signatures of a build script that refuses the CUDA version it read from nvcc (see
 #: :func:`_cuda_too_old_or_no_nvcc`).
 _PACKAGE_NEEDS_CUDA = frozenset({"ext-cuda-too-old-for-package", "requires-newer-cuda"})
-#: Causes that a pip dependency conflict printed before them explains (rules 5 and 5b).
-_SYMPTOMS = {
-    "blas_not_found",
-    "torch_extension_mismatch",
-    "cxx_abi_mismatch",
-    "shared_library_not_found",
-    "numpy_abi_mismatch",
-    "system_library_missing",
-}
 
 
 def _gcc_headers_unsupported(
@@ -69,78 +61,21 @@ def _gcc_headers_unsupported(
     return None
 
 
-def _conflict_before(
-    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
-) -> Verdict:
-    """pip reported a dependency conflict earlier: the failure that follows is its symptom (a BLAS /
-    symbol / library error of the mismatched package)."""
-    conflict = next((h for h in hits if h.cause_id == "dependency_version_conflict"), None)
-    if conflict is not None and root.cause_id in _SYMPTOMS and conflict.line <= (root.line or 0):
-        first = _as(
-            root,
-            "dependency_version_conflict",
-            0.6,
-            f"pip reported a dependency conflict (line {conflict.line}) before this {root.cause_id} failure: "
-            "the installed versions do not fit together, and the error below is the symptom.",
-            "Pin the packages together (the versions pip names on that line), then reinstall.",
-            "pip-msgs",
-        )
-        out = [first, _cap(root, UNDECIDED_CAP), *rest]
-        return out, [f"A dependency conflict (line {conflict.line}) comes before the {root.cause_id} error."]
-
-    return None
-
-
-def _conflict_first(
-    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
-) -> Verdict:
-    """The conflict is the first error: the later failure is its symptom, reported second"""
-    if root.cause_id == "dependency_version_conflict":
-        c = _hit_cause(hits, cause_for, lambda h: h.cause_id in _SYMPTOMS and h.line > (root.line or 0))
-        if c is not None:
-            out = [root, _cap(c, UNDECIDED_CAP), *rest]
-            return out, [f"The {c.cause_id} failure on line {c.line} follows from this dependency conflict."]
-
-    return None
-
-
-def _no_wheel_for_this_platform(
-    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
-) -> Verdict:
-    """uv's "requirements are unsatisfiable" because torch has no wheel for this interpreter's platform tag (a line
-    that uv wraps above the conclusion): not two requirements in conflict, but a platform torch does not publish
-    for (an x86_64 Python under Rosetta on Apple Silicon: vllm-project/vllm-metal#379, batch 158 held-out, seen
-    after session 27's measurement; a Python version without wheels)."""
-    if root.signature == "uv-requirements-unsatisfiable" and ctx.torch_no_platform_wheel:
-        return [
-            _unknown(
-                root,
-                "The resolver found no torch wheel for this interpreter's platform tag: torch publishes no build for "
-                "it (an x86_64 Python under Rosetta on an Apple Silicon Mac, or a Python version torch has no "
-                "wheels for yet), which none of torchbuild's causes names.",
-                "Use an interpreter of a platform torch publishes wheels for (the hint lists them): a native arm64 "
-                "Python on Apple Silicon (python -c 'import platform; print(platform.machine())' says arm64), or a "
-                "Python version that torch release supports.",
-            ),
-            *rest,
-        ], ["torch has no wheel for this platform: a question of the interpreter, not of conflicting requirements."]
-    return None
-
-
 def _std_old_compiler(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
     """A C++ standard error with a compiler too old for that standard: torch's own headers saying so elsewhere
     in the log (c10's "You're running a too old version of GCC", csukuangfj/kaldifeat#27, batch 144 held-out, seen
     after session 27's measurement), or a GCC before 7 printed."""
-    if root.cause_id == "cxx_standard_mismatch":
-        old = _hit_cause(hits, cause_for, lambda h: h.cause_id == "compiler_too_old")
-        if old is not None:
-            return [old, _cap(root, UNDECIDED_CAP), *rest], [
-                f"torch's headers say on line {old.line} that the compiler is too old: the C++ standard error "
-                "follows from it."
-            ]
-    if root.cause_id == "cxx_standard_mismatch" and ctx.gcc_majors and min(ctx.gcc_majors) < 7:
+    if root.cause_id != "cxx_standard_mismatch":
+        return None
+    old = _hit_cause(hits, cause_for, lambda h: h.cause_id == "compiler_too_old")
+    if old is not None:
+        return [old, _cap(root, UNDECIDED_CAP), *rest], [
+            f"torch's headers say on line {old.line} that the compiler is too old: the C++ standard error "
+            "follows from it."
+        ]
+    if ctx.gcc_majors and min(ctx.gcc_majors) < 7:
         g = min(ctx.gcc_majors)
         first = _as(
             root,
@@ -220,41 +155,6 @@ def _none_cuda_version(
         out = [first, *rest]
         return out, ["A NoneType error right after code that reads torch's CUDA version: a CPU-only torch."]
 
-    return None
-
-
-def _cmake_in_isolation(
-    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
-) -> Verdict:
-    """CMake's find_package(Torch) failed inside pip's isolated build environment: torch is not installed
-    there (tatsy/torchmcubes#29; scikit-build-core and setuptools both)."""
-    if root.cause_id == "torch_cmake_config_not_found" and ctx.pip_isolated and not ctx.no_build_isolation:
-        first = _as(
-            root,
-            "torch_missing_in_build_env",
-            0.7,
-            "CMake's find_package(Torch) ran in pip's isolated build environment, which has no torch: the package "
-            "does not declare torch as a build requirement.",
-            "pip install --no-build-isolation <pkg> with torch installed (or add torch to the package's "
-            "build-system.requires).",
-            "https://github.com/tatsy/torchmcubes/pull/29",
-        )
-        out = [first, _cap(root, UNDECIDED_CAP), *rest]
-        return out, ["pip built this in an isolated environment: torch is not installed there."]
-    return None
-
-
-def _torch_missing_no_build(
-    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
-) -> Verdict:
-    """A "No module named 'torch'" in a log that shows no package build at all: a program run in an
-    environment without torch, not pip's isolated build (the cause is about builds)."""
-    if root.signature == "module-not-found-torch" and not ctx.building:
-        out = [_cap(root, 0.6), *rest]
-        return out, [
-            "No package build shows in the log: if this happened while building, torch is missing from the build "
-            "environment (pip's isolation); if a program failed, torch is not installed in the Python that ran it."
-        ]
     return None
 
 
@@ -493,27 +393,3 @@ def _cudnn_version_unread(
         "cuDNN 8 (cudnn_version.h); with a newer torch the cuDNN found is incomplete. The log does not say which "
         "torch this is."
     ]
-
-
-#: The rules of this module, in the order they are tried.
-RULES = (
-    _gcc_headers_unsupported,
-    _no_wheel_for_this_platform,
-    _conflict_before,
-    _conflict_first,
-    _std_old_compiler,
-    _cuda_in_rocm,
-    _crash_beside_full_disk,
-    _none_cuda_version,
-    _cmake_in_isolation,
-    _torch_missing_no_build,
-    _cmake_torch_not_found,
-    _cuda_too_old_or_no_nvcc,
-    _nvcc_path_failed,
-    _std_header_error_under_nvcc,
-    _own_module_never_built,
-    _build_program_not_found_windows,
-    _cuda_home_list,
-    _relocation_without_gpu,
-    _cudnn_version_unread,
-)
