@@ -91,6 +91,11 @@ def _std_old_compiler(
     return None
 
 
+#: Words in a signature's values that name ROCm's own toolkit (LoadHIP.cmake's ROCM_PATH and version headers,
+#: cpp_extension's ROCM_HOME, hipcc): such a cause is about ROCm, not a CUDA guess in a ROCm build.
+_ROCM_WORDS = ("hipcc", "ROCM_HOME", "ROCM_PATH", "rocm_version.h", "hip_version.h")
+
+
 def _cuda_in_rocm(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
@@ -103,9 +108,8 @@ def _cuda_in_rocm(
         "nvcc_unknown_host_flag",
         "cuda_toolkit_too_old",
     }
-    rocm_itself = any(
-        "hipcc" in v or "ROCM_HOME" in v for v in root.values.values()
-    )  # ROCm's compiler is what is missing
+    # ROCm's own toolkit is what is missing (hipcc, ROCM_HOME, ROCM_PATH, ROCm's version headers)
+    rocm_itself = any(w in v for v in root.values.values() for w in _ROCM_WORDS)
     if ctx.rocm and root.cause_id in cuda_causes and root.confidence > UNDECIDED_CAP and not rocm_itself:
         out = [_cap(root, 0.5), *rest]
         return out, ["This is a ROCm (HIP) build: a CUDA cause is only a guess here."]
