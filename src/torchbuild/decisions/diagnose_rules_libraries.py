@@ -8,9 +8,12 @@ returns the new cause list with notes, or None; see
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from ..knowledge import rows
 from .diagnose_context import LogContext
 from .diagnose_rules_common import (
     _CUDA_SO,
@@ -224,6 +227,71 @@ def _library_of_other_build(
                 "built for another torch; the log does not say which."
             ]
 
+    return None
+
+
+#: The generic signatures of a library that a build (configure or link) cannot find; their values name it.
+_BUILD_LIBRARY_SIGNATURES = frozenset(
+    {
+        "cmake-find-library-required",
+        "ld-cannot-find-lib",
+        "ld-library-file-not-recognized",
+        "ld-library-file-too-short",
+        "lld-unable-to-find-lib",
+        "ld64-library-not-found",
+        "msvc-cannot-open-input-lib",
+        "msvc-lnk1104-input-lib",
+        "no-rule-to-make-library",
+        "ninja-missing-input-library",
+    }
+)
+
+
+@functools.cache
+def _library_table() -> tuple[tuple[re.Pattern[str], Mapping[str, Any]], ...]:
+    """The rows of knowledge/data/library_causes.toml with their ``names`` compiled, in order."""
+    return tuple((re.compile(r["names"]), r) for r in rows("library_causes", "library"))
+
+
+def library_base_names(values: Mapping[str, str]) -> list[str]:
+    """The base names of the libraries a signature's ``values`` name (``lib``, ``names``, ``path``...): the
+    file name without folders, a ``lib`` prefix, and a .so/.a/.lib/.dylib/.dll suffix with its version
+    (``/usr/lib/x86_64-linux-gnu/libcudnn.so.8`` -> ``cudnn``; ``"cudnn, libcudnn.so"`` -> ``cudnn``, ``cudnn``;
+    ``python311.lib`` -> ``python311``), in the order found."""
+    out = []
+    for key in ("lib", "lib2", "names", "path", "libs"):
+        for part in re.split(r"[,\s]+", values.get(key) or ""):
+            base = re.split(r"[\\/]", part.strip("'\"`.:;"))[-1]
+            base = re.sub(r"\.(?:so|a|lib|dylib|dll)(?:\.[\d.]+)?$", "", base)
+            base = re.sub(r"^lib(?=\w)", "", base)
+            if base:
+                out.append(base)
+    return out
+
+
+def _library_named_at_build(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A library that a build cannot find (ld, lld, ld64, MSVC's linker, CMake's find_library, make/ninja), named
+    system_library_missing by the generic signature, whose name says which part of the stack is missing: cuDNN,
+    NVTX, the CUDA toolkit, a BLAS, Python (knowledge/data/library_causes.toml, by the library's base name).  That
+    cause comes first at the signature's confidence; the generic one stays second (NVIDIA/TransformerEngine#954:
+    find_library of "cudnn, libcudnn.so" failing, no cuDNN where CMake looked)."""
+    if root.cause_id != "system_library_missing" or root.signature not in _BUILD_LIBRARY_SIGNATURES:
+        return None
+    for name in library_base_names(root.values):
+        for rx, row in _library_table():
+            if rx.fullmatch(name):
+                named = _as(
+                    root,
+                    row["cause"],
+                    root.confidence,
+                    f"The build cannot find {name}, a library of {row['what']}: it is not installed, or not where the "
+                    "build looks.",
+                    row["fix"],
+                    str(row["source"][0]).split(" (")[0],
+                )
+                return [named, _cap(root, UNDECIDED_CAP), *rest], [f"{name} is a library of {row['what']}."]
     return None
 
 

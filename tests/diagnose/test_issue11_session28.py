@@ -1,0 +1,125 @@
+"""Issue 11, session 28: a library a build cannot find is named by what it belongs to
+(knowledge/data/library_causes.toml), checked with the real tools' own messages: GNU ld, CMake's
+find_library(... REQUIRED), GNU make; and the dev log it was read from."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from torchbuild.decisions.diagnose_rules_libraries import library_base_names
+
+from .conftest import ROWS, causes_of
+from .conftest import corpus_lines as _lines
+from .conftest import diagnose_list as _diag
+from .conftest import run_tool as _run
+
+GCC = shutil.which("gcc") or "gcc"
+CMAKE = shutil.which("cmake") or "cmake"
+MAKE = shutil.which("make") or "make"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize(
+    ("lib", "cause"),
+    [
+        ("cudnn", "cudnn_unusable"),
+        ("cudnn_ops_infer", "cudnn_unusable"),
+        ("nvToolsExt", "nvtx_missing"),
+        ("cudart", "cuda_toolkit_incomplete"),  # its own signature, cuda-lib-missing-at-link
+        ("flexiblas", "blas_not_found"),
+        ("uv", "system_library_missing"),  # no cause is about libuv: the generic one stays
+    ],
+)
+def test_a_library_ld_cannot_find_is_named_by_its_owner(tmp_path, lib, cause):
+    """The real GNU ld asked for -l<lib> that is not installed ("cannot find -lcudnn: No such file or
+    directory"): cuDNN's, NVTX's, the CUDA toolkit's and a BLAS's libraries name their cause; another library
+    stays system_library_missing.  Where the rule renames, the generic cause is listed second."""
+    (tmp_path / "m.c").write_text("int main(void) { return 0; }\n")
+    proc = _run([GCC, "m.c", "-o", "m", f"-l{lib}"], cwd=tmp_path)
+    assert proc.returncode != 0 and f"cannot find -l{lib}" in proc.stderr, proc.stderr
+    d = _diag(proc.stderr.strip().splitlines())
+    assert d.root.cause_id == cause, causes_of(d)
+    if d.root.signature == f"reason:{cause}":
+        assert d.causes[1].cause_id == "system_library_missing"
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_cmake_find_library_of_cudnn_names_cudnn(tmp_path):
+    """CMake's find_library(cudnn_LIBRARY NAMES cudnn libcudnn.so REQUIRED), as TransformerEngine's
+    FindCUDNN.cmake calls it, run by the real cmake where no cuDNN is installed: "Could not find
+    cudnn_LIBRARY using the following names: cudnn, libcudnn.so" is cudnn_unusable, not a generic library."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(x NONE)\n"
+        "find_library(cudnn_LIBRARY NAMES cudnn libcudnn.so PATHS /nonexistent NO_DEFAULT_PATH REQUIRED)\n"
+    )
+    proc = _run([CMAKE, "-S", ".", "-B", "b"], cwd=tmp_path)
+    assert "using the following names" in proc.stderr, proc.stderr
+    d = _diag((proc.stdout + proc.stderr).splitlines())
+    assert d.root.cause_id == "cudnn_unusable", causes_of(d)
+    assert "cudnn" in d.root.explanation
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_without_the_cudnn_library_file_names_cudnn(tmp_path):
+    """A Makefile whose target depends on a libcudnn.so path that does not exist, run by the real GNU make:
+    "No rule to make target '/nonexistent/lib64/libcudnn.so', needed by 'app'" is cudnn_unusable."""
+    (tmp_path / "Makefile").write_text("app: /nonexistent/lib64/libcudnn.so\n\ttouch app\n")
+    proc = _run([MAKE], cwd=tmp_path)
+    assert "No rule to make target" in proc.stderr, proc.stderr
+    d = _diag(proc.stderr.strip().splitlines())
+    assert d.root.cause_id == "cudnn_unusable", causes_of(d)
+
+
+def test_the_dev_log_it_was_read_from():
+    """Batch 163 dev: TransformerEngine's CMake build, find_library of cuDNN failing (NVIDIA/TransformerEngine#954)."""
+    name = "pip-transformer-engine-conda-cmake-cudnn-library-not-found.log"
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 163
+    assert _diag(_lines(name)).root.cause_id == "cudnn_unusable"
+
+
+@pytest.mark.parametrize(
+    ("values", "names"),
+    [
+        ({"names": "cudnn, libcudnn.so."}, ["cudnn", "cudnn"]),
+        ({"path": "/usr/lib/x86_64-linux-gnu/libcudnn.so.8.9.7"}, ["cudnn"]),
+        ({"lib": "C:\\Python38\\libs\\python38_d.lib"}, ["python38_d"]),
+        ({"lib": "nvToolsExt"}, ["nvToolsExt"]),
+        ({}, []),
+    ],
+)
+def test_library_base_names(values, names):
+    """Folders, the lib prefix, the suffix and its version, and a sentence's last period are dropped."""
+    assert library_base_names(values) == names
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [("libcudnn.so", "cudnn_unusable"), ("libfoo.so", "system_library_missing"), ("y.o", "stale_build_dir")],
+)
+def test_a_damaged_library_or_object_at_link(tmp_path, name, cause):
+    """A library or object file cut short (an interrupted download or build), linked by the real gcc and GNU ld
+    ("./libcudnn.so: file too short", "y.o: file not recognized: file format not recognized"): a damaged cuDNN
+    is cudnn_unusable, another library system_library_missing, an object of the build stale_build_dir (below
+    0.6: an old linker that cannot read a new compiler's objects says the same)."""
+    (tmp_path / "f.c").write_text("int f(void) { return 1; }\n")
+    (tmp_path / "m.c").write_text("int main(void) { return 0; }\n")
+    flags = ["-c", "f.c", "-o", name] if name.endswith(".o") else ["-shared", "-fPIC", "f.c", "-o", name]
+    assert _run([GCC, *flags], cwd=tmp_path).returncode == 0
+    data = (tmp_path / name).read_bytes()
+    (tmp_path / name).write_bytes(data[:50])
+    link = ["m.c", name] if name.endswith(".o") else ["m.c", "-L.", f"-l{name[3:-3]}"]
+    proc = _run([GCC, *link, "-o", "m"], cwd=tmp_path)
+    assert proc.returncode != 0 and ("file too short" in proc.stderr or "not recognized" in proc.stderr), proc.stderr
+    d = _diag(proc.stderr.strip().splitlines())
+    assert d.root.cause_id == cause, causes_of(d)
+    assert d.root.confidence <= (0.55 if cause == "stale_build_dir" else 0.6)
+
+
+def test_a_truncated_cudnn_in_a_2017_source_build():
+    """Batch 165 dev: PyTorch's 2017 source build linking a truncated libcudnn.so (pytorch/pytorch#588)."""
+    name = "source-pytorch-2017-libcudnn-so-file-truncated.log"
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 165
+    assert _diag(_lines(name)).root.cause_id == "cudnn_unusable"
