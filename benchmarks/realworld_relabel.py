@@ -1,0 +1,87 @@
+"""How far a log alone can take a diagnosis: a blind log-only reading against the threads' labels (run by hand).
+
+    python benchmarks/realworld_relabel.py [READING.json]
+
+READING (default benchmarks/realworld_relabel_s28.json) holds ``{"answers": {file: [cause_id, confidence]}}``: the
+cause a reader named for each corpus log from its text alone (a helper session that saw neither the file name, the
+thread, the label nor torchbuild; confidence high/medium/low).  The labels of tests/diagnose/realworld/index.toml
+were judged from the whole thread (a maintainer's diagnosis, the fix that worked), so the reader's agreement with
+them estimates what any diagnosis from the log alone can reach under this labelling.  Printed beside it, on the same
+logs: diagnose at first sight (benchmarks/realworld_firstsight.json, the code of the commit that added each log)
+and diagnose now (this checkout's code, which has read every one of them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import sys
+from collections import Counter
+from pathlib import Path
+
+import tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "diagnose" / "realworld"
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of k successes in n trials, as fractions."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return mid - half, mid + half
+
+
+def now_causes(files: list[str]) -> dict[str, str]:
+    """The first cause this checkout's diagnose gives each corpus log in ``files``."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from torchbuild.cli import main
+
+    out = {}
+    for f in files:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            main(["diagnose", "--json", str(CORPUS / f)])
+        out[f] = json.loads(buf.getvalue())["causes"][0]["cause_id"]
+    return out
+
+
+def main(reading: Path) -> int:
+    answers: dict[str, list[str]] = json.loads(reading.read_text(encoding="utf-8"))["answers"]
+    rows = {r["file"]: r for r in tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]}
+    first = json.loads((ROOT / "benchmarks" / "realworld_firstsight.json").read_text(encoding="utf-8"))["logs"]
+    files = sorted(answers)
+    truth = {f: rows[f]["cause"] for f in files}
+    now = now_causes(files)
+    n = len(files)
+
+    def line(name: str, k: int, m: int) -> str:
+        lo, hi = wilson(k, m)
+        return f"{name:52s} {k:4d}/{m:<4d} {k / m:6.1%}   (95% interval {lo:.1%}-{hi:.1%})"
+
+    reader = sum(answers[f][0] == truth[f] for f in files)
+    print(line("log-only reader agrees with the thread's label", reader, n))
+    for conf in ("high", "medium", "low"):
+        sel = [f for f in files if answers[f][1] == conf]
+        if sel:
+            print(line(f"  ... where the reader said {conf}", sum(answers[f][0] == truth[f] for f in sel), len(sel)))
+    seen = [f for f in files if f in first]
+    print(line("diagnose at first sight (never read them)", sum(first[f][0] == truth[f] for f in seen), len(seen)))
+    print(line("diagnose now (written from these logs too)", sum(now[f] == truth[f] for f in files), n))
+    either = sum(answers[f][0] == truth[f] or first[f][0] == truth[f] for f in seen)
+    print(line("reader or diagnose at first sight", either, len(seen)))
+    pairs = Counter((first[f][0] == truth[f], answers[f][0] == truth[f]) for f in seen)
+    print(
+        f"first sight right and reader right {pairs[True, True]}, first sight only {pairs[True, False]}, "
+        f"reader only {pairs[False, True]}, neither {pairs[False, False]}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "benchmarks" / "realworld_relabel_s28.json"))
