@@ -5,6 +5,7 @@ find_library(... REQUIRED), GNU make; and the dev log it was read from."""
 from __future__ import annotations
 
 import shutil
+import sys
 
 import pytest
 
@@ -123,3 +124,41 @@ def test_a_truncated_cudnn_in_a_2017_source_build():
     name = "source-pytorch-2017-libcudnn-so-file-truncated.log"
     assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 165
     assert _diag(_lines(name)).root.cause_id == "cudnn_unusable"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize("lib", ["cudart", "cupti"])
+def test_a_symbol_versioned_by_an_older_cuda_runtime_is_a_cuda_mismatch(tmp_path, lib):
+    """A module linked against a CUDA library whose symbols carry the version tag ``lib<x>.so.12`` (made here with a
+    GNU ld version script, as NVIDIA ships them), then loaded with an older copy of that library that lacks the
+    function, by the real dynamic loader: "undefined symbol: cudaGetDriverEntryPointByVersion, version
+    libcudart.so.12" (apache/mahout#1330: a system CUDA 12.4 found before the cu128 wheel's runtime)."""
+    soname = f"lib{lib}.so.12"
+    (tmp_path / "v.map").write_text(f"{soname} {{ global: cudaGetDriverEntryPointByVersion; cudaFree; local: *; }};\n")
+    (tmp_path / "new.c").write_text(
+        "int cudaGetDriverEntryPointByVersion(void){return 0;}\nint cudaFree(void){return 0;}\n"
+    )
+    (tmp_path / "old.c").write_text("int cudaFree(void){return 0;}\n")
+    (tmp_path / "ext.c").write_text(
+        "int cudaGetDriverEntryPointByVersion(void);\nint g(void){return cudaGetDriverEntryPointByVersion();}\n"
+    )
+    lib_flags = ["-shared", "-fPIC", "-Wl,--version-script=v.map", f"-Wl,-soname,{soname}", "-o", soname]
+    assert _run([GCC, "new.c", *lib_flags], cwd=tmp_path).returncode == 0
+    ext = [GCC, "-shared", "-fPIC", "ext.c", "-o", "ext.so", "-L.", f"-l:{soname}", "-Wl,-rpath,$ORIGIN"]
+    assert _run(ext, cwd=tmp_path).returncode == 0
+    assert _run([GCC, "old.c", *lib_flags], cwd=tmp_path).returncode == 0  # the older copy, found first
+    err = _run([sys.executable, "-c", "import ctypes; ctypes.CDLL('./ext.so')"], cwd=tmp_path).stderr
+    assert f"version {soname}" in err, err
+    d = _diag(err.strip().splitlines())
+    assert (d.root.cause_id, d.root.signature) == ("cuda_version_mismatch", "cuda-library-symbol-missing"), causes_of(d)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["import-torch29-cu128-system-cuda124-libcudart-load-order.log", "import-torch28-libcupti-from-local-cuda124.log"],
+)
+def test_batch166_dev_logs_of_an_older_system_cuda_library(name):
+    """Batch 166 dev: torch's own libraries resolving a symbol versioned libcudart.so.12 / libcupti.so.12 against a
+    system CUDA 12.4 copy (the first wraps the symbol onto the next line)."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 166
+    assert _diag(_lines(name)).root.cause_id == "cuda_version_mismatch"
