@@ -72,9 +72,11 @@ def test_torch_c_missing_from_site_packages_is_not_the_source_tree():
 
 
 def test_versioned_cuda_library_alone_is_undecided_and_with_another_cuda_is_the_extension():
+    # a module other than torch: a CUDA mismatch first, the loader's path second, neither stated (session 28: the
+    # threads judged 16 such logs a CUDA mismatch and 10 a library off the path, this one among the latter)
     alone = _diag(_lines("libcudart100-cpcl-path.log"))
-    assert [c.cause_id for c in alone.causes[:2]] == ["shared_library_not_found", "torch_extension_mismatch"]
-    assert alone.root.confidence <= 0.6
+    assert [c.cause_id for c in alone.causes[:2]] == ["cuda_version_mismatch", "shared_library_not_found"]
+    assert alone.root.confidence <= 0.55 and alone.causes[1].confidence <= 0.55
     # the same line with the machine's CUDA printed before it (the nvidia-smi header line
     # of lllyasviel/Fooocus#1313, tests/diagnose/realworld/driver-old-fooocus-470.log)
     lines = ["| NVIDIA-SMI 470.86       Driver Version: 470.86       CUDA Version: 11.4"]

@@ -165,10 +165,14 @@ def test_tensor_type_given_to_dispatch_as_nvcc_wraps_it():
 
 
 def test_r_torchs_lantern_missing_a_cuda_library():
-    """R torch's lantern says "Unable to open shared object file" (mlverse/torch#1066, batch 82 dev)."""
+    """R torch's lantern says "Unable to open shared object file" (mlverse/torch#1066, batch 82 dev).  The library
+    is CUDA 11.0's runtime and the log shows no CUDA: undecided between a CUDA mismatch (first since session 28,
+    the threads' usual judgement for a module other than torch) and the loader's path (this thread's)."""
     name = "rtorch-liblantern-libcudart110-not-found-ubuntu2204.log"
     d = _diag(_lines(name))
-    assert d.root.cause_id == ROWS[name]["cause"] == "shared_library_not_found", _causes(d)
+    assert ROWS[name]["cause"] == "shared_library_not_found"
+    assert [c.cause_id for c in d.causes[:2]] == ["cuda_version_mismatch", "shared_library_not_found"], _causes(d)
+    assert d.root.confidence <= 0.55
     assert d.root.values["lib"] == "libcudart.so.11.0"
 
 

@@ -162,3 +162,19 @@ def test_batch166_dev_logs_of_an_older_system_cuda_library(name):
     system CUDA 12.4 copy (the first wraps the symbol onto the next line)."""
     assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 166
     assert _diag(_lines(name)).root.cause_id == "cuda_version_mismatch"
+
+
+@pytest.mark.parametrize(
+    ("name", "batch", "cause"),
+    [
+        ("nvcc-f5c-cuda-glibc223-string-h-mempcpy-inline-memcpy.log", 172, "nvcc_host_stdlib_incompatible"),
+        ("vcpkg-libtorch-windows-torch-cpu-dll-link-lnk1102-out-of-memory.log", 178, "out_of_memory"),
+    ],
+)
+def test_later_dev_logs_name_their_cause(name, batch, cause):
+    """Batch 172 dev: nvcc (CUDA 8 era) inside glibc 2.23's string.h, __mempcpy_inline's memcpy undeclared
+    (hasindu2008/f5c#36, fixed by -D_FORCE_INLINES); batch 178 dev: MSVC's LNK1102 linking torch_cpu.dll
+    (microsoft/vcpkg#30620)."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == batch
+    d = _diag(_lines(name))
+    assert d.root.cause_id == cause and d.root.confidence >= 0.7, causes_of(d)

@@ -75,10 +75,29 @@ def _library_of_other_build(
                 return [ext, _cap(root, UNDECIDED_CAP), *rest], [
                     f"The library wanted (CUDA {want}) differs from the CUDA the log shows ({other[0]})."
                 ]
-            return [_cap(root, 0.6), ext, *rest], [
+            # The log does not show this machine's CUDA.  The threads judged a module other than torch that wants
+            # another CUDA's runtime mostly a CUDA mismatch (issue 11's corpus at session 28: 16 cuda_version_mismatch,
+            # 10 shared_library_not_found, 3 torch_extension_mismatch), torch's own import mostly its CUDA libraries
+            # off the loader's path (8 against 2): the likelier first, both undecided (at most UNDECIDED_CAP).
+            major = want.split(".")[0]
+            cvm = _as(
+                root,
+                "cuda_version_mismatch",
+                UNDECIDED_CAP,
+                f"A module wants the CUDA {want} runtime library, which is not installed: it was built for "
+                f"CUDA {want}, and this machine has another CUDA (or CUDA {want}'s libraries are not on the loader's "
+                "path).",
+                f"Install the build of that package made for your CUDA and torch, or the CUDA {want} runtime it needs "
+                f"(the nvidia-*-cu{major} wheels, or that toolkit's lib64 on LD_LIBRARY_PATH).",
+                "https://github.com/iSEE-Laboratory/LLMDet/issues/32",
+            )
+            note = (
                 f"libraries of CUDA {want} are missing: either not on the library path, or the module "
                 "was built for another CUDA; the log does not show which CUDA this machine has."
-            ]
+            )
+            if ctx.torch_imports:
+                return [_cap(root, 0.6), cvm, *rest], [note]
+            return [cvm, _cap(root, UNDECIDED_CAP), _cap(ext, UNDECIDED_CAP - 0.05), *rest], [note]
         m = _ROCM_SO.search(text)
         if m:
             # The same for ROCm: a module linked against another ROCm's runtime (ROCm/apex#73: built
