@@ -178,3 +178,23 @@ def test_later_dev_logs_name_their_cause(name, batch, cause):
     assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == batch
     d = _diag(_lines(name))
     assert d.root.cause_id == cause and d.root.confidence >= 0.7, causes_of(d)
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("runtime-llamacpp-prebuilt-binaries-glibc-2.38-colab.log", "libc_too_old"),
+        ("import-cupy-conda-cudatoolkit-older-than-host-cudamempooltrimto.log", "cuda_version_mismatch"),
+        ("run-torch22-mnist-system-cudnn-lib64-shadows-wheel-cudnn.log", "cudnn_unusable"),
+    ],
+)
+def test_round_a_held_out_misses_read_after_the_measurement(name, cause):
+    """Held-out logs of session 28's round A, read only after its measurement (so not evidence of carry-over): a
+    binary wanting both a newer glibc and a newer libstdc++ is the glibc (ggml-org/llama.cpp#9794); the dynamic
+    loader's "symbol X version libcudart.so.11.0 not defined in file" (cupy/cupy#5211); a cuDNN sub-library of a
+    system cuDNN failing on a symbol versioned by the wheel's (pytorch/pytorch#119989)."""
+    assert ROWS[name]["split"] == "holdout" and 162 <= ROWS[name]["batch"] <= 178
+    d = _diag(_lines(name))
+    assert d.root.cause_id == cause, causes_of(d)
+    if cause == "libc_too_old":
+        assert d.causes[1].cause_id == "glibcxx_too_old"

@@ -50,6 +50,7 @@ RULES = (
     _libs._torch_lib_missing_in_source_tree,
     _libs._library_of_other_build,
     _libs._library_named_at_build,
+    _libs._glibc_beside_glibcxx,
     _install._no_wheel_for_this_platform,
     _install._conflict_before,
     _install._conflict_first,

@@ -26,6 +26,7 @@ from .diagnose_rules_common import (
     _as,
     _cap,
     _CauseLike,
+    _hit_cause,
     _release,
     _root_line,
     _site,
@@ -312,6 +313,23 @@ def _library_named_at_build(
                 )
                 return [named, _cap(root, UNDECIDED_CAP), *rest], [f"{name} is a library of {row['what']}."]
     return None
+
+
+def _glibc_beside_glibcxx(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A binary that wants a newer libstdc++ (GLIBCXX_3.4.x not found) and, in the same log, a newer glibc (GLIBC_2.xx
+    not found): it was built on a newer distribution, and a newer libstdc++ alone will not run it; the glibc is the
+    root (ggml-org/llama.cpp#9794: prebuilt binaries needing GLIBC_2.38 and GLIBCXX_3.4.32 on Ubuntu 22.04; dotnet's
+    TorchSharp on Ubuntu 18.04, the same pair)."""
+    if root.cause_id != "glibcxx_too_old":
+        return None
+    libc = _hit_cause(hits, cause_for, lambda h: h.cause_id == "libc_too_old")
+    if libc is None:
+        return None
+    return [libc, _cap(root, UNDECIDED_CAP), *rest], [
+        "The binary needs a newer glibc as well as a newer libstdc++: it was built for a newer distribution."
+    ]
 
 
 def _before_split(version: str) -> bool:
