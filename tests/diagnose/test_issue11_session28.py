@@ -198,3 +198,11 @@ def test_round_a_held_out_misses_read_after_the_measurement(name, cause):
     assert d.root.cause_id == cause, causes_of(d)
     if cause == "libc_too_old":
         assert d.causes[1].cause_id == "glibcxx_too_old"
+
+
+def test_a_cudnn_symbol_not_defined_in_the_loaded_cudnn():
+    """Batch 179 dev: jaxlib's "symbol cudnnSetCTCLossDescriptorEx version libcudnn.so.7 not defined in file
+    libcudnn.so.7" (an older cuDNN 7 found first; jax-ml/jax#2494) is cuDNN's, not a CUDA library's."""
+    name = "jax-jaxlib-cuda101-old-cudnn742-symbol-version.log"
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 179
+    assert _diag(_lines(name)).root.cause_id == "cudnn_unusable"
