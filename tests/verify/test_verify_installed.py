@@ -173,4 +173,8 @@ def test_import_failures_are_named_by_the_diagnose_knowledge():
         torch_cuda=None,
         torch_abi=True,
     )
-    assert f.cause_id == "shared_library_not_found"
+    # an extension built for CUDA 12 under a CPU-only torch: undecided in a log alone between another CUDA and the
+    # loader's path, and the CUDA mismatch first since session 28 (diagnose_rules_libraries._library_of_other_build)
+    assert f.cause_id == "cuda_version_mismatch"
+    assert "built for another CUDA than torch" in f.message and "(CPU-only)" in f.message
+    assert "torch==2.13.0" in f.fix

@@ -411,8 +411,11 @@ def run_logged(
                 progress.update(
                     task, phase=tracker.phase, completed=done, total=total or None, last=tracker.last_line[-60:]
                 )
-            elif now - last_print >= (1.0 if tracker.compiles != last_compiles else 5.0):
-                # a setuptools compile started: say so within a second, so [N/M] is seen to rise
+            elif now - last_print >= (1.0 if tracker.compiles != last_compiles else 5.0) or (
+                tracker.compiles != last_compiles and tracker.compiles == tracker.sources_total
+            ):
+                # a setuptools compile started: say so within a second, so [N/M] is seen to rise; the last one
+                # ([M/M]) at once, which a fast (cached) build would otherwise finish before the second is up
                 last_compiles = tracker.compiles
                 desc = tracker.describe()
                 if desc != last_desc or now - last_print >= 60.0:  # a heartbeat at least once a minute
