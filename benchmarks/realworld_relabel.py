@@ -13,18 +13,16 @@ and diagnose now (this checkout's code, which has read every one of them).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
 import sys
 from collections import Counter
 from pathlib import Path
 
-import tomllib
-
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "diagnose" / "realworld"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(ROOT / "src"))  # this checkout's torchbuild
+import realworld_measure  # noqa: E402
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -37,27 +35,13 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return mid - half, mid + half
 
 
-def now_causes(files: list[str]) -> dict[str, str]:
-    """The first cause this checkout's diagnose gives each corpus log in ``files``."""
-    sys.path.insert(0, str(ROOT / "src"))
-    from torchbuild.cli import main
-
-    out = {}
-    for f in files:
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
-            main(["diagnose", "--json", str(CORPUS / f)])
-        out[f] = json.loads(buf.getvalue())["causes"][0]["cause_id"]
-    return out
-
-
 def main(reading: Path) -> int:
     answers: dict[str, list[str]] = json.loads(reading.read_text(encoding="utf-8"))["answers"]
-    rows = {r["file"]: r for r in tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]}
+    rows = {r["file"]: r for r in realworld_measure.rows()}
     first = json.loads((ROOT / "benchmarks" / "realworld_firstsight.json").read_text(encoding="utf-8"))["logs"]
     files = sorted(answers)
     truth = {f: rows[f]["cause"] for f in files}
-    now = now_causes(files)
+    now = {f: r[0] for f, r in realworld_measure.diagnose_files(files).items()}
     n = len(files)
 
     def line(name: str, k: int, m: int) -> str:
