@@ -73,13 +73,6 @@ def test_make_without_the_cudnn_library_file_names_cudnn(tmp_path):
     assert d.root.cause_id == "cudnn_unusable", causes_of(d)
 
 
-def test_the_dev_log_it_was_read_from():
-    """Batch 163 dev: TransformerEngine's CMake build, find_library of cuDNN failing (NVIDIA/TransformerEngine#954)."""
-    name = "pip-transformer-engine-conda-cmake-cudnn-library-not-found.log"
-    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 163
-    assert _diag(_lines(name)).root.cause_id == "cudnn_unusable"
-
-
 @pytest.mark.parametrize(
     ("values", "names"),
     [
@@ -119,13 +112,6 @@ def test_a_damaged_library_or_object_at_link(tmp_path, name, cause):
     assert d.root.confidence <= (0.55 if cause == "stale_build_dir" else 0.6)
 
 
-def test_a_truncated_cudnn_in_a_2017_source_build():
-    """Batch 165 dev: PyTorch's 2017 source build linking a truncated libcudnn.so (pytorch/pytorch#588)."""
-    name = "source-pytorch-2017-libcudnn-so-file-truncated.log"
-    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 165
-    assert _diag(_lines(name)).root.cause_id == "cudnn_unusable"
-
-
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 @pytest.mark.parametrize("lib", ["cudart", "cupti"])
 def test_a_symbol_versioned_by_an_older_cuda_runtime_is_a_cuda_mismatch(tmp_path, lib):
@@ -153,31 +139,33 @@ def test_a_symbol_versioned_by_an_older_cuda_runtime_is_a_cuda_mismatch(tmp_path
     assert (d.root.cause_id, d.root.signature) == ("cuda_version_mismatch", "cuda-library-symbol-missing"), causes_of(d)
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["import-torch29-cu128-system-cuda124-libcudart-load-order.log", "import-torch28-libcupti-from-local-cuda124.log"],
-)
-def test_batch166_dev_logs_of_an_older_system_cuda_library(name):
-    """Batch 166 dev: torch's own libraries resolving a symbol versioned libcudart.so.12 / libcupti.so.12 against a
-    system CUDA 12.4 copy (the first wraps the symbol onto the next line)."""
-    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 166
-    assert _diag(_lines(name)).root.cause_id == "cuda_version_mismatch"
+#: Dev logs of this session's batches that a row or rule was written from: (file, batch, cause, least confidence).
+DEV_LOGS = [
+    # TransformerEngine's CMake build, find_library of cuDNN failing (NVIDIA/TransformerEngine#954)
+    ("pip-transformer-engine-conda-cmake-cudnn-library-not-found.log", 163, "cudnn_unusable", 0.0),
+    # PyTorch's 2017 source build linking a truncated libcudnn.so (pytorch/pytorch#588)
+    ("source-pytorch-2017-libcudnn-so-file-truncated.log", 165, "cudnn_unusable", 0.0),
+    # torch's own libraries resolving a symbol versioned libcudart.so.12 / libcupti.so.12 against a system CUDA 12.4
+    # copy (the first wraps the symbol onto the next line)
+    ("import-torch29-cu128-system-cuda124-libcudart-load-order.log", 166, "cuda_version_mismatch", 0.0),
+    ("import-torch28-libcupti-from-local-cuda124.log", 166, "cuda_version_mismatch", 0.0),
+    # nvcc (CUDA 8 era) inside glibc 2.23's string.h, __mempcpy_inline's memcpy undeclared (hasindu2008/f5c#36,
+    # fixed by -D_FORCE_INLINES)
+    ("nvcc-f5c-cuda-glibc223-string-h-mempcpy-inline-memcpy.log", 172, "nvcc_host_stdlib_incompatible", 0.7),
+    # MSVC's LNK1102 linking torch_cpu.dll (microsoft/vcpkg#30620)
+    ("vcpkg-libtorch-windows-torch-cpu-dll-link-lnk1102-out-of-memory.log", 178, "out_of_memory", 0.7),
+    # jaxlib's "symbol cudnnSetCTCLossDescriptorEx version libcudnn.so.7 not defined in file libcudnn.so.7" (an
+    # older cuDNN 7 found first; jax-ml/jax#2494) is cuDNN's, not a CUDA library's
+    ("jax-jaxlib-cuda101-old-cudnn742-symbol-version.log", 179, "cudnn_unusable", 0.0),
+]
 
 
-@pytest.mark.parametrize(
-    ("name", "batch", "cause"),
-    [
-        ("nvcc-f5c-cuda-glibc223-string-h-mempcpy-inline-memcpy.log", 172, "nvcc_host_stdlib_incompatible"),
-        ("vcpkg-libtorch-windows-torch-cpu-dll-link-lnk1102-out-of-memory.log", 178, "out_of_memory"),
-    ],
-)
-def test_later_dev_logs_name_their_cause(name, batch, cause):
-    """Batch 172 dev: nvcc (CUDA 8 era) inside glibc 2.23's string.h, __mempcpy_inline's memcpy undeclared
-    (hasindu2008/f5c#36, fixed by -D_FORCE_INLINES); batch 178 dev: MSVC's LNK1102 linking torch_cpu.dll
-    (microsoft/vcpkg#30620)."""
+@pytest.mark.parametrize(("name", "batch", "cause", "least"), DEV_LOGS)
+def test_the_dev_logs_rows_were_written_from_name_their_cause(name, batch, cause, least):
+    """Each dev log of batches 163-179 that a row or rule of this session was written from names its cause."""
     assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == batch
     d = _diag(_lines(name))
-    assert d.root.cause_id == cause and d.root.confidence >= 0.7, causes_of(d)
+    assert d.root.cause_id == cause and d.root.confidence >= least, causes_of(d)
 
 
 @pytest.mark.parametrize(
@@ -198,11 +186,3 @@ def test_round_a_held_out_misses_read_after_the_measurement(name, cause):
     assert d.root.cause_id == cause, causes_of(d)
     if cause == "libc_too_old":
         assert d.causes[1].cause_id == "glibcxx_too_old"
-
-
-def test_a_cudnn_symbol_not_defined_in_the_loaded_cudnn():
-    """Batch 179 dev: jaxlib's "symbol cudnnSetCTCLossDescriptorEx version libcudnn.so.7 not defined in file
-    libcudnn.so.7" (an older cuDNN 7 found first; jax-ml/jax#2494) is cuDNN's, not a CUDA library's."""
-    name = "jax-jaxlib-cuda101-old-cudnn742-symbol-version.log"
-    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == 179
-    assert _diag(_lines(name)).root.cause_id == "cudnn_unusable"
