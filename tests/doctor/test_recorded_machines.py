@@ -5,8 +5,9 @@ Recorded files (tests/data/facts/): ``this_machine.json`` (saved here with
 ``--python`` pointing at a venv holding the CUDA ``torch==2.14.1``), ``h100_server.json``,
 ``ubuntu1804_gtx1660ti.json``, ``cuda118_gcc12.json`` (written from the issue's description;
 their nvidia-smi/nvcc/gcc lines were parsed from the real output formats, see each file's
-``origin``).  The expected numbers are read from the facts and the knowledge tables, not
-typed in.
+``origin``), and ``h200_device.json``: probed on a lent H200 machine by
+``tests/data/gpu/record.sh`` (``doctor --cuda --save-facts``; NVML found the GPU and driver).
+The expected numbers are read from the facts and the knowledge tables, not typed in.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def errors(findings):
 
 
 @pytest.mark.parametrize(
-    "name", ["this_machine", "this_machine_cu130_venv", "h100_server", "ubuntu1804_gtx1660ti", "cuda118_gcc12"]
+    "name",
+    ["this_machine", "this_machine_cu130_venv", "h100_server", "ubuntu1804_gtx1660ti", "cuda118_gcc12", "h200_device"],
 )
 def test_every_finding_is_well_formed(name):
     facts = load(name)
@@ -64,6 +66,24 @@ def test_h100_server_is_fine_for_a_cuda_build():
     assert by_check(findings, "gpu_arch") == [] and by_check(findings, "driver") == []
     [mem] = by_check(findings, "memory")
     assert mem.message.startswith(f"Jobs: {facts.resources.cpu_count} jobs")
+
+
+def test_probed_h200_is_fine_for_a_cuda_build_and_plans_its_own_arch():
+    """The real H200 machine: NVML's facts, no error for a CUDA build, and the arch list the
+    plan takes from its GPU is the one the recorded build compiled (``build-gpu.log`` there:
+    ``-gencode=arch=compute_90,code=compute_90 -gencode=arch=compute_90,code=sm_90``)."""
+    from torchbuild.decisions.plan.arches import _arches_from_gpus
+
+    facts = load("h200_device")
+    assert facts.origin == "probed" and facts.driver.found_by == "nvml"
+    assert [(g.name, g.compute_capability) for g in facts.gpus] == [("NVIDIA H200", "9.0")]
+    findings = check(facts, wants_cuda=True)
+    assert errors(findings) == []
+    assert by_check(findings, "gpu_arch") == [] and by_check(findings, "driver") == []
+    arches, why = _arches_from_gpus(facts)
+    assert arches == ["9.0+PTX"] and "NVIDIA H200 (9.0)" in why
+    log = (DATA.parent / "gpu" / "h200-2026-11-26" / "build-gpu.log").read_text()
+    assert "-gencode=arch=compute_90,code=compute_90 -gencode=arch=compute_90,code=sm_90" in log
 
 
 def test_h100_driver_too_old_for_cuda_13():

@@ -9,6 +9,9 @@ Recordings in ``tests/data/config/``:
   (CUDA 13.0 build, ``pip install torch==2.14.1`` into a venv at ``/tmp/venv-cu``) on the
   same machine, which has no GPU: the ``CUDA Runtime``/``NVCC architecture flags``/
   ``CuDNN`` bullets are absent, the arches come from ``CUDA_FLAGS``.
+* ``torch-2.11.0+cu130.h200.show.txt``: the same call on a lent H200 machine with its
+  image's torch 2.11.0+cu130 (``tests/data/gpu/record.sh``, copied from
+  ``tests/data/gpu/h200-2026-11-26/torch-config-show.txt``): with a GPU the bullets are there.
 """
 
 from __future__ import annotations
@@ -58,6 +61,21 @@ def test_cuda_wheel_2_14_without_gpu():
     assert "--diag_suppress=cc_clobber_ignored,--diag_suppress=field_without_dll_interface" in cfg.setting("CUDA_FLAGS")
     d = cfg.to_dict()
     assert d["arch_list"] == cfg.arch_list and d["build_settings"]["CUDNN_VERSION"] == "9.24.0"
+
+
+def test_cuda_wheel_2_11_on_an_h200():
+    """With a GPU, the CUDA bullets are printed; its cuDNN bullet reads ``CuDNN 91.9`` for cuDNN
+    9.19.0 (the digits run together), so the version is taken from ``CUDNN_VERSION``."""
+    text = load("torch-2.11.0+cu130.h200.show.txt")
+    assert "  - CuDNN 91.9  (built against CUDA 13.1)" in text.splitlines()
+    cfg = parse_torch_config(text)
+    assert cfg.cuda_runtime == "13.0" and any(b == "CUDA Runtime 13.0" for b in cfg.bullets)
+    assert cfg.nvcc_arch_flags == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+    assert cfg.arch_list == ["7.5", "8.0", "8.6", "9.0", "10.0", "12.0"]
+    assert cfg.cudnn == "9.19.0"
+    assert cfg.torch_version == "2.11.0" and cfg.commit_sha.startswith("70d99e998b49")
+    assert (cfg.compiler_kind, cfg.compiler_version, cfg.cxx_version) == ("gcc", "13.3", "201703")
+    assert cfg.use_cuda is True and cfg.flag("USE_NCCL") is True and cfg.flag("USE_XPU") is False
 
 
 def test_gpu_bullets_win_over_build_settings():

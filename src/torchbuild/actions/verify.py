@@ -39,6 +39,7 @@ from ..decisions.verify import (
     arch_runs_on,
     base_facts,
     ext_cuda_abi_checks,
+    ext_gpu_arch_check,
     ext_import_check,
     ext_libtorch_check,
     ldd_checks,
@@ -48,6 +49,7 @@ from ..decisions.verify import (
 from ..decisions.verify_causes import ExtensionInfo
 from ..errors import UsageError
 from ..facts.elf import inspect_files
+from ..facts.elf_deps import cuda_archs, find_cuobjdump, is_elf, read_elf
 from ..facts.torch_runtime import collect, find_module_files, resolve_python
 
 __all__ = ["Expectations", "Check", "VerifyReport", "verify_torch", "verify_extension", "arch_runs_on"]
@@ -80,6 +82,21 @@ def verify_torch(python: str, expect: Expectations | None = None) -> VerifyRepor
     return report
 
 
+def _add_device_code(files: dict[str, dict[str, Any]]) -> None:
+    """Add ``files[path]["cuda_archs"]`` = ``{"sass": ["sm_80"], "ptx": ["sm_90"], "reason": str | None}``
+    to each ELF file of ``files`` that carries CUDA device code (``.nv_fatbin``), read with the
+    real ``cuobjdump`` (:func:`torchbuild.facts.elf_deps.cuda_archs`); files without device code
+    get nothing."""
+    tool = find_cuobjdump()
+    for path, info in files.items():
+        if not is_elf(path):
+            continue
+        elf = read_elf(path)
+        if elf.fatbin_bytes:
+            ca = cuda_archs(elf, tool)
+            info["cuda_archs"] = {"sass": ca.sass, "ptx": ca.ptx, "reason": ca.reason}
+
+
 def _torch_lib_dir(data: dict[str, Any]) -> str | None:
     tdir = data.get("torch_dir")
     return os.path.join(tdir, "lib") if tdir else None
@@ -103,7 +120,10 @@ def verify_extension(
     ``ext_cuda`` (an extension that needs ``libcudart``/``libc10_cuda``/``libtorch_cuda``
     against a CPU-only torch, or a ``libcudart.so.N`` whose N differs from
     ``torch.version.cuda``'s major); ``ext_abi`` (undefined symbols using ``std::__cxx11``
-    against a torch with ``_GLIBCXX_USE_CXX11_ABI=0``); ``smoke`` when given.
+    against a torch with ``_GLIBCXX_USE_CXX11_ABI=0``); ``ext_gpu_arch``, one per visible GPU,
+    when CUDA is available (the device code of each compiled module, read with ``cuobjdump``,
+    runs on that GPU's compute capability); ``smoke`` when given (a failure is named with the
+    diagnose knowledge).
 
     :param python: interpreter path or name on PATH.
     :param module: importable module name.
@@ -141,6 +161,9 @@ def verify_extension(
     ldd_checks(report, files, "ext_ldd", module)
     ext_libtorch_check(report, data, files, lib_dir)
     ext_cuda_abi_checks(report, data, files, module, expect)
+    if data.get("cuda_available") and data.get("gpus"):
+        _add_device_code(files)
+        ext_gpu_arch_check(report, data, files, module)
     if smoke:
         smoke_check(report, data, module, exe)
     return report

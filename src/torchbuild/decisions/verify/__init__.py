@@ -4,7 +4,7 @@ and :mod:`torchbuild.facts.elf` gathered."""
 
 from __future__ import annotations
 
-from .extension_checks import ext_cuda_abi_checks, ext_import_check, ext_libtorch_check, smoke_check
+from .extension_checks import ext_cuda_abi_checks, ext_gpu_arch_check, ext_import_check, ext_libtorch_check, smoke_check
 from .model import Check, Expectations, VerifyReport
 from .torch_checks import (
     arch_runs_on,
@@ -30,5 +30,6 @@ __all__ = [
     "ext_import_check",
     "ext_libtorch_check",
     "ext_cuda_abi_checks",
+    "ext_gpu_arch_check",
     "smoke_check",
 ]

@@ -7,8 +7,10 @@ import os
 import re
 from typing import Any
 
+from ..diagnose import UNKNOWN, diagnose_lines
 from ..verify_causes import ExtensionInfo, explain_import_failure
 from .model import Expectations, VerifyReport
+from .torch_checks import arch_runs_on
 
 _TORCH_LIB = re.compile(r"^lib(torch|c10|shm|caffe2)[A-Za-z0-9_]*\.so")
 
@@ -121,13 +123,81 @@ def ext_cuda_abi_checks(
             )
 
 
+def ext_gpu_arch_check(
+    report: VerifyReport, data: dict[str, Any], files: dict[str, dict[str, Any]], module: str
+) -> None:
+    """One ``ext_gpu_arch`` check per visible GPU: every file of the extension that carries CUDA
+    device code holds code this GPU can run.
+
+    :param data: the collector's facts; ``data["gpus"]`` is ``[{"name": "NVIDIA H200", "capability": "9.0"}]``.
+    :param files: ``{path: {..., "cuda_archs": {"sass": ["sm_80"], "ptx": ["sm_90"], "reason": str | None}}}``;
+        a file without ``cuda_archs`` has no device code and is not judged.
+    :param module: the extension's module name, for the messages.
+
+    A cubin ``sm_80`` runs on 8.x GPUs of minor >= 0, PTX ``sm_90`` (``compute_90``) on 9.0 and
+    newer (:func:`~torchbuild.decisions.verify.torch_checks.arch_runs_on`, after the CUDA C++
+    Programming Guide's "Binary Compatibility"); a file whose arches could not be read (no
+    ``cuobjdump``) is reported in the ``ext_cuda_archs_note`` fact instead of being judged.  A
+    failure is ``no_kernel_image``: the launch of any of its kernels fails with CUDA's "no kernel
+    image is available for execution on the device".
+    """
+    coded = {p: i["cuda_archs"] for p, i in files.items() if i.get("cuda_archs")}
+    if not coded:
+        return
+    unread = {p: c["reason"] for p, c in coded.items() if not c["sass"] and not c["ptx"]}
+    if unread:
+        report.facts["ext_cuda_archs_note"] = unread
+    readable = {p: c for p, c in coded.items() if p not in unread}
+    report.facts["ext_cuda_archs"] = {
+        os.path.basename(p): {"sass": c["sass"], "ptx": c["ptx"]} for p, c in readable.items()
+    }
+    if not readable:
+        return
+    for gpu in data.get("gpus") or []:
+        cap = gpu["capability"]
+        sm = "sm_" + cap.replace(".", "")
+        lacking = [
+            p for p, c in readable.items() if not arch_runs_on(c["sass"] + ["compute_" + a[3:] for a in c["ptx"]], cap)
+        ]
+        compiled = sorted(
+            {a for c in readable.values() for a in c["sass"]}
+            | {a.replace("sm_", "compute_") for c in readable.values() for a in c["ptx"]},
+            key=lambda a: (int(re.sub(r"\D", "", a) or 0), a),
+        )
+        report.add(
+            "ext_gpu_arch",
+            not lacking,
+            (
+                f"{gpu['name']} ({sm}) can run {module}'s device code ({', '.join(compiled)})"
+                if not lacking
+                else f"{gpu['name']} ({sm}) cannot run the device code of "
+                f"{', '.join(os.path.basename(p) for p in lacking)}: it holds only {', '.join(compiled)}, "
+                "so its kernels fail with 'no kernel image is available for execution on the device'"
+            ),
+            f"rebuild {module} with {cap} in the arch list: TORCH_CUDA_ARCH_LIST={cap} "
+            f"(torchbuild build --arch {cap}), or add +PTX to an older arch so that the driver can compile it.",
+            cause_id="no_kernel_image",
+        )
+
+
 def smoke_check(report: VerifyReport, data: dict[str, Any], module: str, exe: str) -> None:
-    """The ``smoke`` check: the user's snippet ran after the import without raising."""
+    """The ``smoke`` check: the user's snippet ran after the import without raising.  A failure's
+    exception text goes through the diagnose knowledge
+    (:func:`~torchbuild.decisions.diagnose.diagnose_lines`): a named cause (CUDA's "no kernel
+    image is available", an undefined symbol...) gives the check its ``cause_id`` and its fix."""
     errors = data.get("errors", {})
     ok = bool(data.get("smoke_ok"))
+    fix = f"run the snippet by hand in {exe} to see the failure; rebuild {module} against this torch."
+    cause_id = None
+    error = errors.get("smoke", "")
+    if not ok and error:
+        root = diagnose_lines(enumerate(error.splitlines(), 1)).root
+        if root.cause_id != UNKNOWN:
+            cause_id, fix = root.cause_id, f"{root.explanation} Fix: {root.fix}"
     report.add(
         "smoke",
         ok,
-        "smoke test passed" if ok else "smoke test failed: " + errors.get("smoke", "the import failed first"),
-        f"run the snippet by hand in {exe} to see the failure; rebuild {module} against this torch.",
+        "smoke test passed" if ok else "smoke test failed: " + (error or "the import failed first"),
+        fix,
+        cause_id=cause_id,
     )
