@@ -52,6 +52,7 @@ GATE: tuple[str, ...] = (
     "does not",
     "doesn't",
     "not set",
+    "must be specified",  # fiona's and rasterio's "A GDAL API version must be specified."
     "not compatible",
     "denied",
     "permitted",
