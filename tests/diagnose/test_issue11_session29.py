@@ -1,7 +1,8 @@
-"""Issue 11, session 29: rows and a rule from the dev logs of batches 187-202, each checked with the message
+"""Issue 11, session 29: rows and rules from the dev logs of batches 187-208, each checked with the message
 of the real program that prints it: torch's cpp_extension (a g++ below its minimum), pybind11's setup
-helpers (no C++ compiler), the dynamic loader and GNU ld (a LAPACK routine, a torch C-shim function), pip
-on fiona's sdist (no GDAL); and the dev logs themselves."""
+helpers (no C++ compiler), the dynamic loader, dlsym and GNU ld (a LAPACK routine, a torch C-shim function,
+an NVRTC function), pip on fiona's sdist (no GDAL), setuptools' version conflict, gcc without OpenFst;
+and the dev logs themselves."""
 
 from __future__ import annotations
 
@@ -169,6 +170,51 @@ def test_a_missing_module_by_its_name(tmp_path, module, cause):
         assert d.causes[1].cause_id == "python_dependency_missing"
 
 
+def test_setuptools_version_conflict_report():
+    """pkg_resources' ContextualVersionConflict.report() of the installed setuptools, as `python setup.py install`
+    prints it after "error: " (pytorch/text#2045: a torch built from source against torchdata's pin)."""
+    pkg_resources = pytest.importorskip("pkg_resources")
+    e = pkg_resources.ContextualVersionConflict(
+        pkg_resources.Distribution(project_name="torch", version="2.0.0a0+gite7ace1f"),
+        pkg_resources.Requirement.parse("torch==1.13.1"),
+        {"torchdata"},
+    )
+    line = f"error: {e.report()}"
+    assert line == "error: torch 2.0.0a0+gite7ace1f is installed but torch==1.13.1 is required by {'torchdata'}"
+    d = _diag([line])
+    assert d.root.cause_id == "dependency_version_conflict" and d.root.values.get("by") == "{'torchdata'}"
+
+
+@needs_gcc
+def test_a_cuda_library_without_a_function_its_caller_looks_up(tmp_path):
+    """dlsym's own error for a function a CUDA library of another release lacks: a stand-in libnvrtc.so built
+    here without nvrtcGetCUBIN (which NVRTC has since CUDA 11.1), looked up through ctypes as cuDNN 8 does,
+    gives "<path>/libnvrtc.so: undefined symbol: nvrtcGetCUBIN" (nanoporetech/dorado#166 printed it after
+    cuDNN's "Could not load library ... Error: ")."""
+    (tmp_path / "nvrtc.c").write_text("int nvrtcVersion(int* a, int* b) { *a = 8; *b = 0; return 0; }\n")
+    lib = tmp_path / "libnvrtc.so"
+    built = _run([GCC, "-shared", "-fPIC", "nvrtc.c", "-o", str(lib)], cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    code = f"import ctypes; ctypes.CDLL({str(lib)!r}).nvrtcGetCUBIN"
+    proc = _run([sys.executable, "-c", code])
+    error = proc.stderr.strip().splitlines()[-1].split(": ", 1)[1]
+    assert error == f"{lib}: undefined symbol: nvrtcGetCUBIN", proc.stderr
+    d = _diag([f"Could not load library libcudnn_cnn_infer.so.8. Error: {error}"])
+    assert d.root.cause_id == "cuda_version_mismatch", causes_of(d)
+
+
+@needs_gcc
+def test_openfst_header_missing(tmp_path):
+    """gcc compiling a file that includes OpenFst's <fst/util.h> where OpenFst is not installed (pynini's sdist)."""
+    if Path("/usr/include/fst/util.h").exists():
+        pytest.skip("OpenFst is installed here")
+    (tmp_path / "w.cpp").write_text("#include <fst/util.h>\nint main() { return 0; }\n")
+    proc = _run([GCC, "-c", "w.cpp"], cwd=tmp_path)
+    assert "fst/util.h: No such file or directory" in proc.stderr, proc.stderr
+    d = _diag(proc.stderr.splitlines())
+    assert d.root.cause_id == "system_library_missing", causes_of(d)
+
+
 #: Dev logs of this session's batches that a row or rule was written from: (file, batch, cause, least confidence).
 DEV_LOGS = [
     # torch's cpp_extension warning for g++ 4.8.5, and nothing after it (fab-jul/L3C-PyTorch#1)
@@ -185,12 +231,26 @@ DEV_LOGS = [
     ("import-mmaction2-colab-tutorial-mmcv-pin-too-old.log", 200, "dependency_version_conflict", 0.7),
     ("pip-fiona-windows-gdal-api-version-must-be-specified.log", 201, "system_library_missing", 0.0),
     ("import-gpytorch-libfft-unbuilt-source-checkout.log", 202, "import_from_source_dir", 0.0),
+    # frozen applications whose bundle lacks torch's files: unknown, the symptom second (batch 203)
+    ("frozen-pyinstaller-torch-c-hiddenimport-missing.log", 203, "unknown", 0.0),
+    ("frozen-cxfreeze-torch-cudnn-adv-infer-winerror127.log", 203, "unknown", 0.0),
+    ("dorado-libtorch-old-cuda8-nvrtc-on-ld-library-path.log", 205, "cuda_version_mismatch", 0.0),
+    ("pip-pynini-2.1.5.post1-sdist-fst-util-h-missing-wetextprocessing.log", 207, "system_library_missing", 0.0),
+    (
+        "setuptools-torchtext-source-torch-2.0a0-vs-torchdata-pins-torch-1.13.1.log",
+        208,
+        "dependency_version_conflict",
+        0.7,
+    ),
 ]
 
 
 @pytest.mark.parametrize(("name", "batch", "cause", "least"), DEV_LOGS)
 def test_the_dev_logs_rows_were_written_from_name_their_cause(name, batch, cause, least):
-    """Each dev log of batches 187-202 that a row or rule of this session was written from names its cause."""
+    """Each dev log of batches 187-208 that a row or rule of this session was written from names its cause (a
+    frozen application's with the symptom second)."""
     assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == batch
     d = _diag(_lines(name))
     assert d.root.cause_id == cause and d.root.confidence >= least, causes_of(d)
+    if name.startswith("frozen-"):
+        assert d.causes[1].cause_id in ("import_from_source_dir", "shared_library_not_found"), causes_of(d)

@@ -57,6 +57,11 @@ _ANCHORS = (
     "compiling for gfx",  # clang's HIP summary: "1 error generated when compiling for gfx1030."
     "offload-arch=gfx",  # a HIP compile command: "--offload-arch=gfx90a"
     "_hip",  # ROCm's torch library: libtorch_hip.so
+    # a frozen application's loader in a traceback: PyInstaller's "PyInstaller\\loader\\pyimod02_importers.py" and
+    # its "_MEI<pid>" folder, cx_Freeze's "cx_Freeze\\initscripts\\__startup__.py"
+    "pyimod0",
+    "_MEI",
+    "initscripts",
 )
 _TORCH_VER = re.compile(
     # torch itself, not a package named after it ("openmm-torch 1.0rc1" in a conda list)
@@ -96,6 +101,9 @@ _CUDA_VERSION_CODE = re.compile(r"torch\.version\.cuda|cuda_version\b.*[=(]|CUDA
 #: A line that says ROCm is absent: every CUDA or CPU configure of PyTorch prints "ROCM_PATH environment
 #: variable is not set and /opt/rocm does not exist." and "Building without ROCm support."
 #: (cmake/public/LoadHIP.cmake, v2.6.0).
+#: A frozen application's loader or folder: PyInstaller (``pyimod02_importers.py``, ``sys._MEIPASS`` unpacked to
+#: ``_MEI123456``), cx_Freeze (``cx_Freeze/initscripts/__startup__.py``).
+_FROZEN = re.compile(r"PyInstaller[\\/]loader[\\/]pyimod0\d_|[\\/]_MEI\d{3,}[\\/]|cx_Freeze[\\/]initscripts[\\/]")
 _NO_ROCM = re.compile(r"without ROCm|does not exist|is not set|USE_ROCM\s*:?\s*(?:OFF|0|False)\b", re.IGNORECASE)
 #: Lines that only a package build prints (pip, setuptools, scikit-build, PEP 517 backends).
 _BUILDING = re.compile(
@@ -162,6 +170,8 @@ class LogContext:
         torch-2.4.0+cu121", uv's "- torch==2.5.1+cu124"): another package's requirements replaced torch.
     :param cmake_by_hand: CMake was run by hand (a ``cmake ...`` command line, ``-DCMAKE_PREFIX_PATH``,
         ``Torch_DIR=``): a C++ project, not a pip build.
+    :param frozen: the program is a frozen application (PyInstaller's loader ``pyimod0N_*`` or its ``_MEI<pid>``
+        folder, cx_Freeze's ``initscripts``): its torch is the bundler's copy.
     """
 
     torch_versions: list[str] = field(default_factory=list)
@@ -188,6 +198,7 @@ class LogContext:
     nvcc_code: bool = False
     torch_removed: list[str] = field(default_factory=list)
     torch_no_platform_wheel: bool = False
+    frozen: bool = False
 
 
 def _add(xs: list, x: object) -> None:  # type: ignore[type-arg]
@@ -281,6 +292,8 @@ class ContextCollector:
                         _add(c.built, name.strip().lower().replace("-", "_"))
         if not c.cuda_compared and "The detected CUDA version" in body:
             c.cuda_compared = True
+        if not c.frozen and _FROZEN.search(body):
+            c.frozen = True
         if not c.cmake_by_hand and (
             body.lstrip("$ ").startswith("cmake ") or "-DCMAKE_PREFIX_PATH" in body or "Torch_DIR=" in body
         ):

@@ -39,6 +39,7 @@ __all__ = ["LogContext", "ContextCollector", "reason", "UNDECIDED_CAP", "Signatu
 
 #: Every rule, in the order tried; the first that applies decides.
 RULES = (
+    _after._frozen_app_bundle,
     _install._torch_replaced_by_installer,
     _after._stale_jit_cache,
     _after._abi_or_version,

@@ -309,3 +309,29 @@ def _private_module_not_built(
     return [first, _cap(root, UNDECIDED_CAP), *rest], [
         f"'{module}' is a private compiled module of the project, not a missing distribution."
     ]
+
+
+#: What a frozen application reports when its bundler left torch's files out.
+_BUNDLE_SYMPTOMS = ("import_from_source_dir", "shared_library_not_found", "python_dependency_missing")
+
+
+def _frozen_app_bundle(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A frozen application (PyInstaller, cx_Freeze: :attr:`LogContext.frozen`) that cannot import torch._C,
+    load one of torch's DLLs or find a module: its torch is the copy the bundler collected, so the missing
+    piece is the bundle's, which no cause id names (unknown, with the symptom second).  Threads of issue 11's
+    corpus (batch 203 dev): PyInstaller without torch's hidden imports, cx_Freeze without cuDNN's DLLs."""
+    if not ctx.frozen or root.cause_id not in _BUNDLE_SYMPTOMS:
+        return None
+    first = _unknown(
+        root,
+        "The program is a frozen application (PyInstaller or cx_Freeze): its torch is the copy the bundler "
+        "collected, and the bundle lacks one of torch's modules or libraries, which the normal install has.",
+        "Make the bundler collect all of torch: PyInstaller --collect-all torch (or collect_all('torch') / "
+        "collect_dynamic_libs('torch') and hiddenimports in the .spec file), cx_Freeze packages=['torch'] with "
+        "its lib folder included; check that the bundle's torch/lib holds every DLL/.so of site-packages/torch/lib.",
+    )
+    return [first, _cap(root, UNDECIDED_CAP), *rest], [
+        "The traceback runs inside a frozen application, so the missing piece is the bundle's."
+    ]
