@@ -182,7 +182,7 @@ def test_setuptools_version_conflict_report():
     line = f"error: {e.report()}"
     assert line == "error: torch 2.0.0a0+gite7ace1f is installed but torch==1.13.1 is required by {'torchdata'}"
     d = _diag([line])
-    assert d.root.cause_id == "dependency_version_conflict" and d.root.values.get("by") == "{'torchdata'}"
+    assert d.root.cause_id == "dependency_version_conflict" and d.root.values.get("by") == "'torchdata'"
 
 
 @needs_gcc
