@@ -254,3 +254,20 @@ def test_the_dev_logs_rows_were_written_from_name_their_cause(name, batch, cause
     assert d.root.cause_id == cause and d.root.confidence >= least, causes_of(d)
     if name.startswith("frozen-"):
         assert d.causes[1].cause_id in ("import_from_source_dir", "shared_library_not_found"), causes_of(d)
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("import-cuml-pip-numpy-ufunc-size-changed.log", "numpy_abi_mismatch"),
+        ("abort-pyg-import-onnx-ml-proto-already-in-database.log", "protobuf_conflict"),
+        ("runtime-gpustack-cupy-cuda12x-and-cuda13x-together.log", "dependency_version_conflict"),
+    ],
+)
+def test_round_a_held_out_misses_read_after_the_measurement(name, cause):
+    """Held-out logs of session 29's round A, read only after its measurement (so not evidence of carry-over):
+    Cython's size check of numpy.ufunc (NVIDIA/cuml#182), C++ protobuf refusing onnx-ml.proto registered twice
+    (pyg-team/pytorch_geometric#9220), CuPy's warning about several cupy-* packages (gpustack/gpustack#5459)."""
+    assert ROWS[name]["split"] == "holdout" and 187 <= ROWS[name]["batch"] <= 208
+    d = _diag(_lines(name))
+    assert d.root.cause_id == cause, causes_of(d)

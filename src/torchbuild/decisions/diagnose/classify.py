@@ -53,6 +53,8 @@ GATE: tuple[str, ...] = (
     "doesn't",
     "not set",
     "must be specified",  # fiona's and rasterio's "A GDAL API version must be specified."
+    "already exists in database",  # C++ protobuf's registry: "File already exists in database: onnx/onnx-ml.proto"
+    "multiple CuPy packages",  # CuPy's start-up warning: "... because multiple CuPy packages are installed"
     "not compatible",
     "denied",
     "permitted",
