@@ -86,6 +86,16 @@ def test_probed_h200_is_fine_for_a_cuda_build_and_plans_its_own_arch():
     assert "-gencode=arch=compute_90,code=compute_90 -gencode=arch=compute_90,code=sm_90" in log
 
 
+def test_probed_h200_warns_about_an_arch_list_without_its_gpu_as_the_real_run_did():
+    """doctor on the H200's facts with the arch list 8.0 gives the warning that the real build printed there
+    (``build-8.0.err`` of the recorded run, before the build that then failed verify's ``ext_gpu_arch``)."""
+    facts = load("h200_device")
+    [f] = by_check(check(facts, wants_cuda=True, arch_list=["8.0"]), "arch_list")
+    err = (DATA.parent / "gpu" / "h200-2026-11-26" / "build-8.0.err").read_text().splitlines()
+    assert err[1].strip() == f"warning [{f.check}] {f.message}" and f.severity == "warning"
+    assert err[2].strip() == f"fix: {f.fix}"
+
+
 def test_h100_driver_too_old_for_cuda_13():
     """Same server with an R575 driver: below the 13.x minor-compatibility floor."""
     facts = load("h100_server")
