@@ -171,16 +171,36 @@ def test_a_missing_module_by_its_name(tmp_path, module, cause):
         assert d.causes[1].cause_id == "python_dependency_missing"
 
 
-def test_setuptools_version_conflict_report():
-    """pkg_resources' ContextualVersionConflict.report() of the installed setuptools, as `python setup.py install`
-    prints it after "error: " (pytorch/text#2045: a torch built from source against torchdata's pin)."""
-    pkg_resources = pytest.importorskip("pkg_resources")
-    e = pkg_resources.ContextualVersionConflict(
-        pkg_resources.Distribution(project_name="torch", version="2.0.0a0+gite7ace1f"),
-        pkg_resources.Requirement.parse("torch==1.13.1"),
-        {"torchdata"},
+def test_setuptools_version_conflict_report(tmp_path):
+    """pkg_resources' ContextualVersionConflict.report() of setuptools 65.5.0 (the release the row cites; newer
+    setuptools dropped pkg_resources, so it is installed into a venv of its own), as `python setup.py install`
+    prints it after "error: " (pytorch/text#2045: a torch built from source against torchdata's pin).  Skipped
+    only where pip cannot fetch that setuptools."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    py = str(venv / "bin" / "python")
+    pip = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", py, "install", "-q", "setuptools==65.5.0"],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
-    line = f"error: {e.report()}"
+    if pip.returncode != 0:
+        pytest.skip(f"pip could not install setuptools 65.5.0 here: {pip.stderr[-300:]}")
+    code = textwrap.dedent(
+        """
+        import warnings
+        warnings.simplefilter("ignore")
+        import pkg_resources as p
+        e = p.ContextualVersionConflict(
+            p.Distribution(project_name="torch", version="2.0.0a0+gite7ace1f"),
+            p.Requirement.parse("torch==1.13.1"),
+            {"torchdata"},
+        )
+        print("error:", e.report())
+        """
+    )
+    line = subprocess.run([py, "-c", code], capture_output=True, text=True, timeout=300, check=True).stdout.strip()
     assert line == "error: torch 2.0.0a0+gite7ace1f is installed but torch==1.13.1 is required by {'torchdata'}"
     d = _diag([line])
     assert d.root.cause_id == "dependency_version_conflict" and d.root.values.get("by") == "'torchdata'"
