@@ -98,12 +98,12 @@ _TORCH_IMPORT = re.compile(r"""File ["']?(?P<p>[^"'\s]*[/\\]torch[/\\](?:__init_
 _TORCH_INIT_IPY = re.compile(r"^(?P<p>\S*[/\\]torch[/\\]__init__\.py) in <module>")
 #: Code that reads torch's CUDA version (setup.py scripts print it in their traceback).
 _CUDA_VERSION_CODE = re.compile(r"torch\.version\.cuda|cuda_version\b.*[=(]|CUDA_VERSION\b.*[=(]", re.IGNORECASE)
-#: A line that says ROCm is absent: every CUDA or CPU configure of PyTorch prints "ROCM_PATH environment
-#: variable is not set and /opt/rocm does not exist." and "Building without ROCm support."
-#: (cmake/public/LoadHIP.cmake, v2.6.0).
 #: A frozen application's loader or folder: PyInstaller (``pyimod02_importers.py``, ``sys._MEIPASS`` unpacked to
 #: ``_MEI123456``), cx_Freeze (``cx_Freeze/initscripts/__startup__.py``).
 _FROZEN = re.compile(r"PyInstaller[\\/]loader[\\/]pyimod0\d_|[\\/]_MEI\d{3,}[\\/]|cx_Freeze[\\/]initscripts[\\/]")
+#: A line that says ROCm is absent: every CUDA or CPU configure of PyTorch prints "ROCM_PATH environment
+#: variable is not set and /opt/rocm does not exist." and "Building without ROCm support."
+#: (cmake/public/LoadHIP.cmake, v2.6.0).
 _NO_ROCM = re.compile(r"without ROCm|does not exist|is not set|USE_ROCM\s*:?\s*(?:OFF|0|False)\b", re.IGNORECASE)
 #: Lines that only a package build prints (pip, setuptools, scikit-build, PEP 517 backends).
 _BUILDING = re.compile(

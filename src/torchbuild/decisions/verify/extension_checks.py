@@ -153,17 +153,13 @@ def ext_gpu_arch_check(
     }
     if not readable:
         return
+    # each file's code as nvcc names it: its cubins (sm_80) and its PTX (compute_90)
+    flags = {p: c["sass"] + [a.replace("sm_", "compute_", 1) for a in c["ptx"]] for p, c in readable.items()}
+    compiled = sorted(set().union(*flags.values()), key=lambda a: (int(re.sub(r"\D", "", a) or 0), a))
     for gpu in data.get("gpus") or []:
         cap = gpu["capability"]
         sm = "sm_" + cap.replace(".", "")
-        lacking = [
-            p for p, c in readable.items() if not arch_runs_on(c["sass"] + ["compute_" + a[3:] for a in c["ptx"]], cap)
-        ]
-        compiled = sorted(
-            {a for c in readable.values() for a in c["sass"]}
-            | {a.replace("sm_", "compute_") for c in readable.values() for a in c["ptx"]},
-            key=lambda a: (int(re.sub(r"\D", "", a) or 0), a),
-        )
+        lacking = [p for p, f in flags.items() if not arch_runs_on(f, cap)]
         report.add(
             "ext_gpu_arch",
             not lacking,
