@@ -47,6 +47,16 @@ def causes_of(d: Diagnosis) -> list[tuple[str, float]]:
     return [(c.cause_id, c.confidence) for c in d.causes]
 
 
+def assert_dev_log(name: str, batch: int, cause: str, least: float) -> Diagnosis:
+    """Check that corpus log ``name`` is a dev log of ``batch`` and that diagnose names ``cause`` first with at
+    least ``least`` confidence (the DEV_LOGS tables of the session tests: a dev log a row or rule was written
+    from); returns the diagnosis for further checks."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == batch
+    d = diagnose_list(corpus_lines(name))
+    assert d.root.cause_id == cause and d.root.confidence >= least, causes_of(d)
+    return d
+
+
 def stated(cause: Cause) -> bool:
     """Whether ``cause`` is stated as a finding: confidence 0.7 or more, or exactly the calibrated cap
     when its signature is below the precision bar on the real-log corpus

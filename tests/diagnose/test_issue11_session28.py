@@ -11,7 +11,7 @@ import pytest
 
 from torchbuild.decisions.diagnose_rules_libraries import library_base_names
 
-from .conftest import ROWS, causes_of
+from .conftest import ROWS, assert_dev_log, causes_of
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
 from .conftest import run_tool as _run
@@ -163,9 +163,7 @@ DEV_LOGS = [
 @pytest.mark.parametrize(("name", "batch", "cause", "least"), DEV_LOGS)
 def test_the_dev_logs_rows_were_written_from_name_their_cause(name, batch, cause, least):
     """Each dev log of batches 163-179 that a row or rule of this session was written from names its cause."""
-    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == batch
-    d = _diag(_lines(name))
-    assert d.root.cause_id == cause and d.root.confidence >= least, causes_of(d)
+    assert_dev_log(name, batch, cause, least)
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROWS, causes_of
+from .conftest import ROWS, assert_dev_log, causes_of
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
 from .conftest import run_tool as _run
@@ -270,9 +270,7 @@ DEV_LOGS = [
 def test_the_dev_logs_rows_were_written_from_name_their_cause(name, batch, cause, least):
     """Each dev log of batches 187-208 that a row or rule of this session was written from names its cause (a
     frozen application's with the symptom second)."""
-    assert ROWS[name]["split"] == "dev" and ROWS[name]["batch"] == batch
-    d = _diag(_lines(name))
-    assert d.root.cause_id == cause and d.root.confidence >= least, causes_of(d)
+    d = assert_dev_log(name, batch, cause, least)
     if name.startswith("frozen-"):
         assert d.causes[1].cause_id in ("import_from_source_dir", "shared_library_not_found"), causes_of(d)
 

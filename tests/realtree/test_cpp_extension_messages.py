@@ -221,7 +221,8 @@ def _cause(msg: str) -> str:
 def test_every_message_of_the_extension_builder_names_its_cause(orig_tree):
     seen: set[str] = set()
     wrong = []
-    for release, path in _sources(orig_tree).items():
+    sources = _sources(orig_tree)
+    for release, path in sources.items():
         for msg in messages(path):
             key = _key(msg)
             assert key is not None, f"{release}: a message missing from the table: {msg[:200]!r}"
@@ -231,13 +232,12 @@ def test_every_message_of_the_extension_builder_names_its_cause(orig_tree):
             if got != want:
                 wrong.append(f"{release}: {msg[:160]!r}: {got}, expected {want}")
     assert not wrong, "\n".join(wrong)
-    if len(_sources(orig_tree)) == 2:
+    if len(sources) == 2:
         assert set(CAUSES) | set(NO_CAUSE) == seen, f"rows no message matched: {(set(CAUSES) | set(NO_CAUSE)) - seen}"
 
 
-def test_the_renderer_prints_what_python_prints():
+def test_the_renderer_prints_what_python_prints(tmp_path):
     """The two ways a message reaches a log: an exception of one argument prints it, of several their tuple."""
-    tree = ast.parse("M = 'a (%s) b (%s)'\ndef f():\n    raise RuntimeError(M, cuda_str_version, '12.1')\n")
-    path = Path(tempfile.mkdtemp()) / "m.py"
-    path.write_text(ast.unparse(tree))
+    path = tmp_path / "m.py"
+    path.write_text("M = 'a (%s) b (%s)'\ndef f():\n    raise RuntimeError(M, cuda_str_version, '12.1')\n")
     assert messages(path) == ["RuntimeError: ('a (%s) b (%s)', '11.8', '12.1')"]
