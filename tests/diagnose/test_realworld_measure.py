@@ -56,3 +56,40 @@ def test_compare_names_only_what_changed(tmp_path, capsys):
 def test_the_issues_two_rates(got, conf, right, wrong):
     """Right first cause, and confidently wrong: another named cause at 0.7 or above (unknown never is)."""
     assert m.score({"a.log": [got, conf, None, None]}, {"a.log": "cuda_version_mismatch"}) == (right, wrong)
+
+
+def test_the_log_only_reader_sees_numbers_and_its_answers_map_back(tmp_path, monkeypatch, capsys):
+    """benchmarks/realworld_reader.py on three real corpus logs, two of them made blind held-out logs: prepare
+    copies only the two blind ones, under numbers, and prints neither their names nor their labels; collect maps
+    the reader's answers back to the file names; a second prepare into the same folder is refused, and an answer
+    for a number prepare did not write is an error."""
+    import realworld_reader as rr
+
+    seen = ROWS["cudahome-db-dcn-cuda-home-path-list.log"]
+    blind = [
+        dict(ROWS[n], split="holdout", batch=999)
+        for n in ("torchsparse-nvcc-91-vs-cuda-102.log", "import-k2-pip-wheel-cp38-in-python36-env.log")
+    ]
+    monkeypatch.setattr(m, "rows", lambda: [seen, *blind])
+    folder = tmp_path / "reading"
+    assert rr.main(["prepare", "--blind-from", "999", str(folder)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("2 blind held-out logs written")
+    assert all(b["file"] not in printed and b["cause"] not in printed for b in blind)
+    logs = sorted(p.name for p in (folder / "logs").iterdir())
+    assert logs == ["001.log", "002.log"]
+    key = json.loads((folder / "key.json").read_text())["key"]
+    assert sorted(key.values()) == sorted(b["file"] for b in blind)
+    assert (folder / "logs" / "001.log").read_bytes() == (m.CORPUS / key["001"]).read_bytes()
+    with pytest.raises(SystemExit, match="already holds logs"):
+        rr.main(["prepare", "--blind-from", "999", str(folder)])
+
+    (folder / "answers.json").write_text(json.dumps({"001": ["cuda_version_mismatch", "high"]}))
+    out = tmp_path / "reading.json"
+    assert rr.main(["collect", str(folder), str(out)]) == 0
+    got = json.loads(out.read_text())
+    assert got["answers"] == {key["001"]: ["cuda_version_mismatch", "high"]}
+    assert got["meta"]["logs"] == 2 and got["meta"]["answered"] == 1
+    (folder / "answers.json").write_text(json.dumps({"007": ["unknown", "low"]}))
+    with pytest.raises(SystemExit, match="007"):
+        rr.main(["collect", str(folder), str(out)])
