@@ -85,3 +85,30 @@ def test_one_huge_line_bounded_memory(tmp_path, size_mb):
     lines, cause, rss_kib = json.loads(out.stdout)
     assert lines == 1
     assert rss_kib < 150 * 1024, rss_kib
+
+
+def test_a_large_plain_log_is_searched_by_grep_started_before_the_diagnosis_code(tmp_path):
+    """The CLI opens a log over FULL_SCAN_BYTES and starts GNU grep on it before importing the diagnosis code
+    (``LogReader.prefetch``); the diagnosis uses that search (the note names the command), and the root error
+    near the top is found with its line number.  Without GNU grep the note names no command."""
+    from torchbuild.facts.logfile import FULL_SCAN_BYTES
+    from torchbuild.facts.logfile.grep_hits import gnu_grep
+
+    p = tmp_path / "big.log"
+    noise = b"".join(b"[%d/90000] Building CXX object obj/K%d.cpp.o\n" % (i, i) for i in range(5000))
+    with p.open("wb") as f:
+        f.write(b"[1/90000] Building CXX object a.o\nFAILED: a.o\n/usr/bin/c++ -c a.cpp\n")
+        f.write(b"cc1plus: fatal error: a.cpp: No such file or directory\n")
+        while f.tell() <= FULL_SCAN_BYTES:
+            f.write(noise)
+        f.write(b"ninja: build stopped: subcommand failed.\n")
+    r = _run(p, "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["first_error"]["line"] == 4
+    note = doc["notes"][0]
+    assert note.startswith("Large or streamed log: examined the lines around each 'error'/'failed' line")
+    if gnu_grep() is not None:
+        assert f"(found by {gnu_grep()} -a -b -o -E -e rror -e ailed -- {p})" in note
+    else:
+        assert "found by" not in note

@@ -376,3 +376,8 @@ def test_error_200_mb_above_the_end_is_found(tmp_path):
     assert d.root.cause_id == "cuda_arch_unsupported"
     assert d.root.line is not None and d.root.line < 20
     assert d.stats.bytes - (len(real) + 20) >= 200 << 20
+    # the trigger lines of a plain file were found by the real GNU grep (where it is on PATH), and the note says so
+    from torchbuild.facts.logfile.grep_hits import gnu_grep
+
+    if gnu_grep() is not None:
+        assert any(f"(found by {gnu_grep()} -a -b -o -E -e rror -e ailed -- " in n for n in d.notes), d.notes

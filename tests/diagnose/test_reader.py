@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from torchbuild.facts.logfile import MAX_LINE_CHARS, LogFileError, clean_line, open_log
+from torchbuild.facts.logfile.grep_hits import gnu_grep
 
 
 def _lines(path, **kw):
@@ -117,8 +118,11 @@ def _reference_windows(path, triggers, before, after):
     return [ln for ln in lines if ln.number in keep], n
 
 
+@pytest.mark.parametrize("grep", [False, None])
 @pytest.mark.parametrize("seed", range(12))
-def test_windows_match_brute_force_on_random_logs(tmp_path, seed):
+def test_windows_match_brute_force_on_random_logs(tmp_path, seed, grep):
+    """The lines around the triggers equal a brute-force reading, with Python's own search and with GNU grep's
+    (grep=None, the default: plain files only; a line longer than a chunk hands the search back to Python)."""
     import gzip
     import random
 
@@ -148,6 +152,108 @@ def test_windows_match_brute_force_on_random_logs(tmp_path, seed):
     want, n = _reference_windows(p, (b"rror", b"ailed"), before, after)
     for chunk in (1024, 1500, 4096, 65536, 1 << 22):
         with open_log(p, chunk_bytes=chunk) as r:
-            got = list(r.windows((b"rror", b"ailed"), before=before, after=after))
+            got = list(r.windows((b"rror", b"ailed"), before=before, after=after, grep=grep))
             assert r.line_count == n, chunk
         assert got == want, chunk
+
+
+needs_gnu_grep = pytest.mark.skipif(gnu_grep() is None, reason="GNU grep is not on PATH")
+
+
+def _noisy_log(path, hits_every=997, lines=60000):
+    rows = []
+    for i in range(1, lines + 1):
+        if i % hits_every == 0:
+            rows.append(
+                f"src/k{i}.cu(12): error: boom {i}" if i % 2 else f"ninja: build stopped: subcommand failed {i}"
+            )
+        else:
+            rows.append(f"[{i}/{lines}] Building CUDA object k{i}.cu.o -Wall (a.b) [x]* +? {{}} | ^ $ \\")
+    path.write_text("\n".join(rows) + "\n")
+
+
+@needs_gnu_grep
+def test_grep_search_runs_beside_the_reader_and_gives_the_same_lines(tmp_path):
+    """On a plain file the trigger lines are found by the real GNU grep (its command in ``scanner``), with the
+    same lines as Python's search, also for triggers with regular-expression characters (matched as is)."""
+    p = tmp_path / "big.log"
+    _noisy_log(p)
+    for triggers in ((b"rror", b"ailed"), (b"(a.b)", b"[x]*", b"{}", b"^ $")):
+        with open_log(p, chunk_bytes=4096) as r:
+            by_grep = list(r.windows(triggers, before=5, after=2))
+            assert r.scanner is not None and r.scanner.split()[1:5] == ["-a", "-b", "-o", "-E"]
+            assert r.line_count == 60000
+        with open_log(p, chunk_bytes=4096) as r:
+            by_python = list(r.windows(triggers, before=5, after=2, grep=False))
+            assert r.scanner is None
+        assert by_grep == by_python and by_grep, triggers
+    with open_log(p) as r:
+        got = list(r.windows((b"rror", b"ailed"), before=0, after=0))
+    assert [ln.number for ln in got] == list(range(997, 60001, 997))
+
+
+@needs_gnu_grep
+def test_a_search_started_early_is_used_once_and_stopped_when_unused(tmp_path):
+    """prefetch starts grep at once; windows with the same triggers uses it, with other triggers starts its own;
+    a reader closed without reading stops it; a file at or below min_bytes, a compressed file and standard input
+    start nothing."""
+    p = tmp_path / "big.log"
+    _noisy_log(p)
+    with open_log(p) as r:
+        r.prefetch((b"rror", b"ailed"))
+        started = r._hits
+        assert started is not None
+        got = [ln.number for ln in r.windows((b"rror", b"ailed"), before=0, after=0)]
+        assert got == list(range(997, 60001, 997)) and r.scanner == started.command
+        assert started._proc.returncode is not None  # reaped
+    with open_log(p) as r:
+        r.prefetch((b"ailed",))
+        first = r._hits
+        got = [ln.number for ln in r.windows((b"rror",), before=0, after=0)]
+        assert got == list(range(997, 60001, 1994)) and first._proc.returncode is not None
+    r = open_log(p)
+    r.prefetch((b"rror",))
+    proc = r._hits._proc
+    r.close()
+    assert proc.returncode is not None and r._hits is None
+    with open_log(p) as r:
+        r.prefetch((b"rror",), min_bytes=p.stat().st_size)
+        assert r._hits is None
+    gz = tmp_path / "big.log.gz"
+    gz.write_bytes(gzip.compress(p.read_bytes()))
+    with open_log(gz) as r:
+        r.prefetch((b"rror",))
+        assert r._hits is None
+        assert len(list(r.windows((b"rror",), before=0, after=0))) == 30 and r.scanner is None
+
+
+@needs_gnu_grep
+def test_when_grep_fails_the_reader_searches_the_rest_itself(tmp_path):
+    """grep cannot open a file removed after the reader opened it (exit status 2): the reader, which still holds
+    the file open, searches it itself and gives the same lines; the note names no grep."""
+    p = tmp_path / "big.log"
+    _noisy_log(p)
+    with open_log(p) as r:
+        want = list(r.windows((b"rror", b"ailed"), grep=False))
+    r = open_log(p, chunk_bytes=4096)
+    p.unlink()
+    with r:
+        got = list(r.windows((b"rror", b"ailed")))
+        assert r.scanner is None and r.line_count == 60000
+    assert got == want
+
+
+@needs_gnu_grep
+def test_grep_is_capped_in_memory(tmp_path, monkeypatch):
+    """GNU grep holds a whole line in memory: with its address space capped below one huge line it fails
+    ("memory exhausted", exit status 2) instead of growing, and GrepHits reports the failure."""
+    from torchbuild.facts.logfile import grep_hits
+
+    p = tmp_path / "one-line.log"
+    p.write_bytes(b"x" * (96 << 20) + b" error at the end\n")
+    monkeypatch.setattr(grep_hits, "GREP_MEMORY_BYTES", 48 << 20)
+    hits = grep_hits.GrepHits(gnu_grep(), str(p), (b"rror",))
+    try:
+        assert hits.upto(p.stat().st_size + 1) is None and hits.failed
+    finally:
+        hits.close()

@@ -17,7 +17,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..decisions.diagnose import TRIGGERS, UNKNOWN, Diagnoser, Diagnosis, Stats
-from ..facts.logfile import LogFileError, open_log
+from ..facts.logfile import FULL_SCAN_BYTES, LogFileError, LogReader, open_log
 
 if TYPE_CHECKING:  # rich is imported only to render (not for --json)
     from collections.abc import Mapping
@@ -28,9 +28,6 @@ if TYPE_CHECKING:  # rich is imported only to render (not for --json)
 
 __all__ = ["diagnose_file", "render", "FULL_SCAN_BYTES", "LogFileError"]
 
-#: Plain files up to this size (bytes) are examined line by line.
-FULL_SCAN_BYTES = 32 << 20
-
 
 def diagnose_file(
     path: str | os.PathLike[str],
@@ -38,6 +35,7 @@ def diagnose_file(
     all_failures: bool = False,
     full_scan: bool | None = None,
     precision: Mapping[str, Precision] | None = None,
+    reader: LogReader | None = None,
 ) -> Diagnosis:
     """Diagnose the log at ``path`` (``"-"`` for standard input; gzip/xz/bz2/zstd
     files are decompressed on the fly).
@@ -47,6 +45,9 @@ def diagnose_file(
         default: by size (:data:`FULL_SCAN_BYTES`).
     :param precision: the calibration table (``{signature id: Precision}``); None reads
         ``knowledge/data/signature_precision.toml``, ``{}`` turns the calibration off.
+    :param reader: ``path`` already opened with :func:`~torchbuild.facts.logfile.open_log` and not
+        read yet (the CLI opens it and calls ``prefetch(TRIGGERS)`` before importing this module, so
+        the scan of a large log starts early); None opens it here.  It is closed either way.
     :returns: the :class:`~torchbuild.decisions.diagnose.Diagnosis`; its
         ``stats`` hold bytes read (decompressed), lines and wall seconds.
     :raises LogFileError: (exit code 2) missing path, a directory, unreadable,
@@ -59,15 +60,12 @@ def diagnose_file(
             full_scan = name != "-" and os.path.getsize(name) <= FULL_SCAN_BYTES
         except OSError:
             full_scan = True  # open_log reports the real problem
-    reader = open_log(name)
+    if reader is None:
+        reader = open_log(name)
     d = Diagnoser(all_failures=all_failures)
     notes: list[str] = []
     try:
-        if full_scan and reader.compression is None:
-            source = reader.lines()
-        else:
-            source = reader.windows(TRIGGERS)
-            notes.append("Large or streamed log: examined the lines around each 'error'/'failed' line.")
+        source = reader.lines() if full_scan and reader.compression is None else reader.windows(TRIGGERS)
         feed = d.feed
         first = True
         for number, text in source:
@@ -83,6 +81,9 @@ def diagnose_file(
             raise LogFileError(f"{name} looks like binary data, not a text log; pass the build's text log")
     finally:
         reader.close()
+    if not (full_scan and reader.compression is None):
+        how = f" (found by {reader.scanner})" if reader.scanner else ""
+        notes.insert(0, f"Large or streamed log: examined the lines around each 'error'/'failed' line{how}.")
     if reader.stream_error:
         notes.append(reader.stream_error)
     if reader.bytes_read == 0:

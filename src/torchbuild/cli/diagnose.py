@@ -36,11 +36,17 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Diagnose ``args.log``; raises :class:`torchbuild.facts.logfile.LogFileError` (exit 2) on bad input."""
+    from ..decisions.diagnose_triggers import TRIGGERS
+    from ..facts.logfile import FULL_SCAN_BYTES, open_log
+
+    # a large plain log is searched by grep while the diagnosis code below is imported
+    reader = open_log(args.log)
+    reader.prefetch(TRIGGERS, min_bytes=FULL_SCAN_BYTES)
     # imported here: `torchbuild COMMAND` builds every command's parser, and the
     # diagnosis code is only needed when this command runs
     from ..actions.diagnose_log import diagnose_file, render
 
-    diag = diagnose_file(args.log, all_failures=args.all_failures)
+    diag = diagnose_file(args.log, all_failures=args.all_failures, reader=reader)
     if getattr(args, "explain_miss", False):
         return _explain(diag, args)
     if args.json:

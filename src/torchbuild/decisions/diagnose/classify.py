@@ -7,11 +7,7 @@ import functools
 import re
 
 from ...knowledge import rows
-
-#: Byte strings that a large log is scanned for (see ``LogReader.windows``): every
-#: failure the diagnoser names is within a few dozen lines of one of them (the
-#: failing command's output, or the ``error``/``failed`` summary that follows it).
-TRIGGERS: tuple[bytes, ...] = (b"rror", b"ailed")
+from ..diagnose_triggers import TRIGGERS as TRIGGERS  # re-exported: its home is light to import
 
 #: A line is examined only when it contains one of these (case-sensitive) words, or one of the
 #: ASCII translations of knowledge/data/localized.toml (:func:`gate` joins both); every signature

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import os
 
-from .lines import CHUNK_BYTES, MAX_LINE_BYTES, MAX_LINE_CHARS, LogFileError, LogLine, clean_line
+from .lines import CHUNK_BYTES, FULL_SCAN_BYTES, MAX_LINE_BYTES, MAX_LINE_CHARS, LogFileError, LogLine, clean_line
 from .reader import LogReader
 
 __all__ = [
+    "FULL_SCAN_BYTES",
     "LogLine",
     "LogFileError",
     "LogReader",

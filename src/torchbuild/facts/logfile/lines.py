@@ -11,6 +11,9 @@ from ...errors import LogFileError as LogFileError  # re-exported from its old p
 #: Bytes read (after decompression) per chunk; the reader's memory is a small
 #: multiple of this.
 CHUNK_BYTES = 4 << 20
+#: Plain files up to this size (bytes) are examined line by line by ``torchbuild diagnose``;
+#: a larger one only around its trigger lines (:meth:`LogReader.windows`).
+FULL_SCAN_BYTES = 32 << 20
 #: Raw bytes of one line that are kept; the rest of a longer line is skipped.
 MAX_LINE_BYTES = 64 << 10
 #: Characters of decoded text kept per line.

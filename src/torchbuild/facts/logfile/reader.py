@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from .grep_hits import GrepHits, gnu_grep
 from .lines import (
     CHUNK_BYTES,
     MAX_LINE_BYTES,
@@ -79,6 +80,11 @@ class LogReader:
         self.line_count = 0
         self.binary = False
         self.stream_error: str | None = None
+        #: How :meth:`windows` found its trigger lines: the grep command it ran beside the reader, or None
+        #: (Python's ``bytearray.find``).
+        self.scanner: str | None = None
+        self._path: str | None = None  # a plain file that grep may read
+        self._hits: GrepHits | None = None  # a search started by prefetch()
         self._chunk = max(1024, int(chunk_bytes))
         self._proc: subprocess.Popen[bytes] | None = None
         self._raw: BinaryIO
@@ -115,6 +121,8 @@ class LogReader:
                 f.close()
                 raise LogFileError(f"cannot read log file {self.name}: {exc.strerror or exc}") from exc
             self._stream = self._wrap(f, head, p)
+            if self.compression is None:
+                self._path = str(p)
 
     # -- opening -------------------------------------------------------------
     def _wrap(self, f: BinaryIO, head: bytes, path: Path | None) -> BinaryIO:
@@ -262,6 +270,26 @@ class LogReader:
         self.bytes_read += n
         return n
 
+    def prefetch(self, triggers: Iterable[bytes], *, min_bytes: int = 0) -> None:
+        """Start the search of a later :meth:`windows` call with the same ``triggers`` now, so that it runs
+        while the caller gets ready (imports, loading knowledge): GNU grep in its own process
+        (:class:`GrepHits`), for a plain file of more than ``min_bytes`` bytes only; nothing otherwise
+        (standard input, a compressed log, a smaller file, no GNU grep, already read).  :meth:`close`
+        stops a search that was never used."""
+        if self._path is None or self._consumed:
+            return
+        try:
+            if os.path.getsize(self._path) <= min_bytes:
+                return
+        except OSError:
+            return
+        exe = gnu_grep()
+        if exe is None:
+            return
+        if self._hits is not None:
+            self._hits.close()
+        self._hits = GrepHits(exe, self._path, tuple(triggers))
+
     def windows(
         self,
         triggers: Iterable[bytes],
@@ -269,9 +297,10 @@ class LogReader:
         before: int = 40,
         after: int = 10,
         max_chars: int = MAX_LINE_CHARS,
+        grep: bool | None = None,
     ) -> Iterator[LogLine]:
         """Only the lines within ``before``/``after`` lines of a line that contains one
-        of ``triggers`` (exact, case-sensitive byte strings), in order, each once.
+        of ``triggers`` (exact, case-sensitive byte strings, no ``\\n``), in order, each once.
 
         The log is read with ``readinto`` into one reused buffer (no copy of the data,
         no allocation per chunk); each trigger is searched with ``bytearray.find``
@@ -280,8 +309,21 @@ class LogReader:
         lines and the unfinished last line are kept from one chunk to the next.  A
         line longer than a chunk is cut down to :data:`MAX_LINE_BYTES` (its ``\\r``
         redraws resolved) before it is searched.  :attr:`line_count` is exact at the end.
+
+        ``grep``: for a plain (not compressed) file, GNU grep finds the triggers in a
+        process of its own while this one reads and counts lines (:class:`GrepHits`;
+        the command is kept in :attr:`scanner`).  None (the default) uses it when GNU
+        grep is on PATH; False never.  The lines yielded are the same either way: from
+        a line longer than a chunk on, or when grep fails, the rest is searched here.
         """
         trig = tuple(triggers)
+        if grep is not False and (self._hits is None or self._hits.triggers != trig):
+            self.prefetch(trig)
+        hits, self._hits = self._hits, None
+        if hits is not None and (grep is False or hits.triggers != trig):
+            hits.close()
+            hits = None
+        self.scanner = hits.command if hits is not None else None
         size = self._chunk
         buf = bytearray(2 * size + 8 * MAX_LINE_BYTES)
         view = memoryview(buf)
@@ -306,6 +348,9 @@ class LogReader:
                         first_nl = find(b"\n", new, end) if long_line else nl
                         if first_nl == -1:
                             if end - lb_end > size or long_line:
+                                if hits is not None:  # cut lines shift offsets: search here from now on
+                                    hits.close()
+                                    hits, self.scanner = None, None
                                 # a line longer than a chunk: keep it cut down
                                 cut = _extend(
                                     bytes(buf[lb_end:new]) if long_line else b"",
@@ -325,12 +370,22 @@ class LogReader:
                             nl = rfind(b"\n", lb_end, end)
                     limit = nl + 1
                 # scan buf[lb_end:limit] (new complete lines); buf[limit:end] waits
-                positions: list[int] = []
-                for t in trig:
-                    i = find(t, lb_end, limit)
-                    while i != -1:
-                        positions.append(i)
-                        i = find(t, i + len(t), limit)
+                positions: list[int] | None = None
+                if hits is not None:
+                    shift = self.bytes_read - end  # file offset of buf[0]
+                    found = hits.upto(shift + limit)
+                    if found is None:  # grep failed: search here from now on
+                        hits.close()
+                        hits, self.scanner = None, None
+                    else:
+                        positions = [o - shift for o in found if o - shift >= lb_end]
+                if positions is None:
+                    positions = []
+                    for t in trig:
+                        i = find(t, lb_end, limit)
+                        while i != -1:
+                            positions.append(i)
+                            i = find(t, i + len(t), limit)
                 spans: list[tuple[int, int]] = []
                 if pending_after:
                     e = lb_end
@@ -407,6 +462,8 @@ class LogReader:
                 end = keep
         finally:
             view.release()
+            if hits is not None:
+                hits.close()
 
     def close(self) -> None:
         """Close the file (and stop a ``zstd`` helper process, if one was started)."""
@@ -418,6 +475,9 @@ class LogReader:
         if self._raw is not sys.stdin.buffer:
             with contextlib.suppress(Exception):
                 self._raw.close()
+        if self._hits is not None:
+            self._hits.close()
+            self._hits = None
         if self._proc is not None:
             if self._proc.poll() is None:
                 self._proc.kill()
