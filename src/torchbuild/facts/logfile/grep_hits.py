@@ -22,8 +22,10 @@ from collections.abc import Iterable
 #: Bytes with a meaning in a POSIX extended regular expression; each is escaped so a trigger matches as is.
 _ERE_SPECIAL = re.compile(rb"[\\.\[\]()*+?{}|^$]")
 
-#: The most address space (bytes) the grep process may take; beyond it grep exits with status 2.
-GREP_MEMORY_BYTES = 512 << 20
+#: The most address space (bytes) the grep process may take; beyond it grep exits with status 2.  Below
+#: diagnose's own memory goal (150 MB, issue 11); GNU grep 3.8 searched the 231 MB log of
+#: benchmarks/bench_diagnose.py within 32 MB.
+GREP_MEMORY_BYTES = 128 << 20
 
 
 @functools.lru_cache(maxsize=1)
