@@ -1,0 +1,124 @@
+"""Issue 11, session 30: rows written from the dev logs of batches 214-225, each checked against the real program
+that prints the message (setuptools from PyPI, pip, NVIDIA's cuda-python run on this machine, which has no NVIDIA
+driver)."""
+
+from __future__ import annotations
+
+import ctypes.util
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from .conftest import assert_dev_log, causes_of
+from .conftest import diagnose_list as _diag
+
+
+def _venv(path) -> str:
+    """A venv without pip (pip of the running Python installs into it with --python); its python's path."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=300)
+    return str(path / "bin" / "python")
+
+
+def _pip_install(py: str, *reqs: str) -> None:
+    """Install ``reqs`` into the venv of ``py``; skips the test where pip cannot fetch them."""
+    pip = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", py, "install", "-q", *reqs],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if pip.returncode != 0:
+        pytest.skip(f"pip could not install {' '.join(reqs)} here: {pip.stderr[-300:]}")
+
+
+def test_setuptools_67_refuses_an_invalid_requirement_specifier_that_66_accepted(tmp_path):
+    """gym 0.21's extras_require ("opencv-python>=3.") under setuptools 67.0.0, from PyPI: `setup.py egg_info`
+    fails with the message of mani-skill/ManiSkill#89, which names the setuptools/package conflict; under
+    setuptools 66.1.1 the same setup.py passes (the version in the row's explanation)."""
+    py = _venv(tmp_path / "venv")
+    src = tmp_path / "gym"
+    src.mkdir()
+    (src / "setup.py").write_text(
+        "from setuptools import setup\n"
+        "setup(name='gym', version='0.21.0', extras_require={'other': ['lz4>=3.1.0', 'opencv-python>=3.']})\n"
+    )
+    _pip_install(py, "setuptools==67.0.0")
+    run = subprocess.run([py, "setup.py", "-q", "egg_info"], cwd=src, capture_output=True, text=True, timeout=300)
+    assert run.returncode != 0
+    line = run.stderr.strip().splitlines()[-1]
+    assert line.startswith("error in gym setup command: 'extras_require' must be a dictionary"), run.stderr
+    d = _diag(["  × python setup.py egg_info did not run successfully.", f"      {line}"])
+    assert d.root.cause_id == "dependency_version_conflict" and d.root.confidence >= 0.7, causes_of(d)
+    assert d.root.signature == "setuptools-invalid-requirement-specifier"
+    assert "setuptools 67.0.0 and later" in d.root.explanation and "gym" in d.root.fix
+    _pip_install(py, "setuptools==66.1.1")
+    ok = subprocess.run([py, "setup.py", "-q", "egg_info"], cwd=src, capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_pip_refuses_a_wheel_for_a_newer_glibc_with_or_without_its_error_prefix(tmp_path):
+    """The real pip on a wheel tagged manylinux_2_99 (no glibc is that new) prints "ERROR: <wheel> is not a
+    supported wheel on this platform."; the line is examined with or without "ERROR: " (google-deepmind/lab2d#30
+    pasted it without), and names the glibc."""
+    wheel = tmp_path / f"dmlab2d-1.0-cp3{sys.version_info.minor}-cp3{sys.version_info.minor}-manylinux_2_99_x86_64.whl"
+    wheel.write_bytes(b"not read: pip refuses the tags first")
+    run = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-index", "--dry-run", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode != 0
+    line = next(ln for ln in run.stderr.splitlines() if "is not a supported wheel" in ln)
+    assert line == f"ERROR: {wheel.name} is not a supported wheel on this platform."
+    for text in (line, line.removeprefix("ERROR: ")):
+        d = _diag([text, "ERROR: No matching distribution found for dmlab2d"])
+        assert d.root.cause_id == "libc_too_old" and d.root.values.get("glibc") == "99", causes_of(d)
+
+
+@pytest.mark.skipif(
+    ctypes.util.find_library("cuda") is not None, reason="an NVIDIA driver's libcuda is here: cuda-python loads it"
+)
+@pytest.mark.parametrize(
+    ("req", "code", "wanted"),
+    [
+        (
+            "cuda-python==12.3.0",
+            "from cuda import cuda\ncuda.cuInit(0)",
+            "RuntimeError: Failed to dlopen libcuda.so.1",
+        ),
+        (
+            "cuda-python==13.4.4",
+            "from cuda.bindings import driver\ndriver.cuInit(0)",
+            '"cuda" is an NVIDIA driver library and can only be found via system search',
+        ),
+    ],
+)
+def test_cuda_python_without_the_drivers_libcuda(tmp_path, req, code, wanted):
+    """NVIDIA's cuda-python, installed from PyPI, calling cuInit on this machine (no NVIDIA driver): 12.3.0 raises
+    the RuntimeError of NVIDIA/cuda-python#17 (there: WSL's libcuda outside the loader's path), 13.4.4 the
+    DynamicLibNotFoundError of cuda.pathfinder; both name the driver's library not found."""
+    py = _venv(tmp_path / "venv")
+    _pip_install(py, req)
+    run = subprocess.run([py, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300)
+    assert run.returncode != 0
+    last = run.stderr.strip().splitlines()[-1]
+    assert wanted in last, run.stderr[-600:]
+    d = _diag(run.stderr.splitlines())
+    assert d.root.cause_id == "shared_library_not_found" and d.root.signature == "cuda-python-libcuda-not-loaded"
+    assert d.root.confidence >= 0.7 and "/usr/lib/wsl/lib" in d.root.fix
+
+
+DEV_LOGS = [
+    ("install-dmlab2d-wheel-manylinux-2-35-ubuntu18-wsl.log", 222, "libc_too_old", 0.6),
+    ("install-mani-skill2-gym-extras-require-setuptools-too-new.log", 222, "dependency_version_conflict", 0.7),
+    ("import-cuda-python-wsl-dlopen-libcuda-so-usr-lib-wsl.log", 224, "shared_library_not_found", 0.7),
+]
+
+
+@pytest.mark.parametrize(("name", "batch", "cause", "least"), DEV_LOGS)
+def test_the_dev_logs_rows_were_written_from_name_their_cause(name, batch, cause, least):
+    """Each dev log of batches 214-225 that a row of this session was written from names its cause."""
+    assert_dev_log(name, batch, cause, least)
