@@ -67,6 +67,7 @@ RULES = (
     _build._std_header_error_under_nvcc,
     _build._own_module_never_built,
     _after._private_module_not_built,
+    _after._package_without_its_module,
     _build._build_program_not_found_windows,
     _build._cuda_home_list,
     _build._relocation_without_gpu,

@@ -286,11 +286,11 @@ def _private_module_not_built(
     """ "No module named 'X'" for a top-level module named like a compiled one (private ``_X``, or ``X_cuda``,
     ``X_ext``, ``X_cpu``...: the signature ``module-not-found-compiled``, which names them) is a project's own
     compiled module that was not built, not installed, or built for another Python, rather than a distribution
-    to pip-install: no cause id names that, so the answer is
-    unknown with what to do, and the missing dependency stays second.  Of the corpus's logs with such a
-    module missing (issue 11, up to batch 213), the threads judged 8 unknown (k2-fsa/k2's _k2 built for
-    another Python, lmdeploy's _turbomind, GeneFace's _raymarching_face, apex's fused_layer_norm_cuda,
-    flashfftconv's monarch_cuda never built, ...) and none a missing dependency."""
+    to pip-install: no cause id names that, so the answer is unknown with what to do, and the missing
+    dependency stays second.  Of the corpus's logs with such a module missing (issue 11, up to batch 213), the
+    threads judged 8 unknown (k2-fsa/k2's _k2 built for another Python, lmdeploy's _turbomind, GeneFace's
+    _raymarching_face, apex's fused_layer_norm_cuda, flashfftconv's monarch_cuda never built, ...) and none a
+    missing dependency."""
     if root.signature != "module-not-found-compiled":
         return None
     module = root.values.get("module", "")
@@ -304,6 +304,39 @@ def _private_module_not_built(
     )
     return [first, _cap(root, UNDECIDED_CAP), *rest], [
         f"'{module}' is a compiled module of the project, not a missing distribution."
+    ]
+
+
+def _package_without_its_module(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """ "No module named 'pkg.sub'" that no earlier rule explained (signature ``module-not-found-submodule``):
+    the package is there without one of its modules, which the log alone does not tell apart: its compiled
+    part was never built, an unbuilt source folder shadows it, or the installed release of the package has no
+    such module (another version wanted).  A missing distribution to install is the least of these, so it
+    goes second and the answer is unknown, with the three checks as the fix.  At first sight (issue 11,
+    benchmarks/realworld_firstsight.json, batches 64-213) this signature was named first for 18 logs whose
+    threads judged 9 unknown (liger-kernel's triton.language.extra.libdevice, PointPillars' never-compiled
+    ops.voxel_op, deepxde.nn.pytorch, ...), 3 a dependency version conflict, 3 a source folder in the way,
+    1 a removed torch API and 2 a missing dependency."""
+    if root.signature != "module-not-found-submodule":
+        return None
+    module = root.values.get("module", "")
+    package = module.split(".", 1)[0]
+    first = _unknown(
+        root,
+        f"Python found the package '{package}' but not its module '{module}'. The log does not tell which of "
+        f"these it is: {package}'s compiled part was never built, an unbuilt source folder named {package} "
+        f"shadows the installed package (Python started inside the source tree), or the installed release of "
+        f"{package} has no such module (the code wants another version).",
+        f"Check where '{package}' is imported from (python -c \"import {package}; print({package}.__file__)\"): "
+        f"run Python outside the source folder; build the package in place or install it (pip install .), "
+        f"and read that build's log; or install the {package} release that has '{module}' (the version the "
+        "code was written for).",
+    )
+    return [first, _cap(root, UNDECIDED_CAP), *rest], [
+        f"'{module}' is missing from an installed or present package '{package}': not built, shadowed, or "
+        "another version; not a distribution to install."
     ]
 
 

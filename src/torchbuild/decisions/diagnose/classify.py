@@ -51,6 +51,7 @@ GATE: tuple[str, ...] = (
     "must be specified",  # fiona's and rasterio's "A GDAL API version must be specified."
     "already exists in database",  # C++ protobuf's registry: "File already exists in database: onnx/onnx-ml.proto"
     "multiple CuPy packages",  # CuPy's start-up warning: "... because multiple CuPy packages are installed"
+    "wasn't build with CUDA",  # xformers' operators: "xFormers wasn't build with CUDA support" (sic)
     "supported wheel",  # pip: "X-manylinux_2_35_x86_64.whl is not a supported wheel on this platform." (no ERROR:)
     "not compatible",
     "denied",
