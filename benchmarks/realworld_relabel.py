@@ -2,7 +2,9 @@
 
     python benchmarks/realworld_relabel.py [READING.json]
 
-READING (default benchmarks/realworld_relabel_s28.json) holds ``{"answers": {file: [cause_id, confidence]}}``: the
+READING (default benchmarks/realworld_relabel_s28.json; benchmarks/realworld_relabel_s30.json is session 30's
+reading of its 80 never-seen held-out logs, taken with benchmarks/realworld_reader.py before their measurement) holds
+``{"answers": {file: [cause_id, confidence]}}``: the
 cause a reader named for each corpus log from its text alone (a helper session that saw neither the file name, the
 thread, the label nor torchbuild; confidence high/medium/low).  The labels of tests/diagnose/realworld/index.toml
 were judged from the whole thread (a maintainer's diagnosis, the fix that worked), so the reader's agreement with
@@ -45,6 +47,8 @@ def main(reading: Path) -> int:
     n = len(files)
 
     def line(name: str, k: int, m: int) -> str:
+        if m == 0:  # e.g. blind logs whose first sight is not recorded yet (realworld_firstsight.py)
+            return f"{name:52s} none recorded"
         lo, hi = wilson(k, m)
         return f"{name:52s} {k:4d}/{m:<4d} {k / m:6.1%}   (95% interval {lo:.1%}-{hi:.1%})"
 
