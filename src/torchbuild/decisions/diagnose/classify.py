@@ -53,6 +53,7 @@ GATE: tuple[str, ...] = (
     "multiple CuPy packages",  # CuPy's start-up warning: "... because multiple CuPy packages are installed"
     "wasn't build with CUDA",  # xformers' operators: "xFormers wasn't build with CUDA support" (sic)
     "supported wheel",  # pip: "X-manylinux_2_35_x86_64.whl is not a supported wheel on this platform." (no ERROR:)
+    "Rust package manager",  # maturin: "Cargo, the Rust package manager, is not installed or is not on PATH."
     "not compatible",
     "denied",
     "permitted",
