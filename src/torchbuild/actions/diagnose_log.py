@@ -62,6 +62,8 @@ def diagnose_file(
             full_scan = True  # open_log reports the real problem
     if reader is None:
         reader = open_log(name)
+        if not full_scan:  # the search runs while the diagnoser loads its knowledge
+            reader.prefetch(TRIGGERS)
     d = Diagnoser(all_failures=all_failures)
     notes: list[str] = []
     try:
