@@ -224,3 +224,20 @@ def test_a_rust_extension_build_without_cargo_on_path(tmp_path, tool):
     assert run.returncode != 0
     d = _diag((run.stdout + run.stderr).splitlines())
     assert d.root.cause_id == "compiler_missing" and d.root.signature == "rust-toolchain-missing", run.stderr[-500:]
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_cmake_does_not_recognize_a_sub_command(tmp_path):
+    """The real cmake configuring a project that calls a file() sub-command it does not have (pytorch/pytorch#140894:
+    torch-xpu-ops' file(REAL_PATH) under CMake 3.18; here a sub-command no CMake has, as REAL_PATH is to 3.18): its
+    error names a CMake older than the build files."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.10)\nproject(x NONE)\nfile(REAL_PATH_OF_A_NEWER_CMAKE a b)\n"
+    )
+    run = subprocess.run(
+        ["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "build")], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode != 0 and "file does not recognize sub-command REAL_PATH_OF_A_NEWER_CMAKE" in run.stderr
+    d = _diag(run.stderr.splitlines())
+    assert d.root.cause_id == "cmake_too_old" and d.root.signature == "cmake-unknown-sub-command", causes_of(d)
+    assert "file(REAL_PATH_OF_A_NEWER_CMAKE ...)" in d.root.explanation
