@@ -3,7 +3,7 @@
     python benchmarks/realworld_relabel.py [READING.json]
 
 READING (default benchmarks/realworld_relabel_s28.json; benchmarks/realworld_relabel_s30.json is session 30's
-reading of its 80 never-seen held-out logs, taken with benchmarks/realworld_reader.py before their measurement) holds
+reading of its 89 never-seen held-out logs, taken with benchmarks/realworld_reader.py before their measurement) holds
 ``{"answers": {file: [cause_id, confidence]}}``: the
 cause a reader named for each corpus log from its text alone (a helper session that saw neither the file name, the
 thread, the label nor torchbuild; confidence high/medium/low).  The labels of tests/diagnose/realworld/index.toml
