@@ -257,3 +257,16 @@ def test_grep_is_capped_in_memory(tmp_path, monkeypatch):
         assert hits.upto(p.stat().st_size + 1) is None and hits.failed
     finally:
         hits.close()
+
+
+def test_grep_is_used_only_where_its_memory_can_be_capped(monkeypatch):
+    """On Windows (os.name "nt") even a GNU grep on PATH (Git for Windows has one) is not used: the reader's own
+    search serves, since the child's address space cannot be capped there."""
+    from torchbuild.facts.logfile import grep_hits
+
+    gnu_grep.cache_clear()
+    monkeypatch.setattr(grep_hits.os, "name", "nt")
+    try:
+        assert grep_hits.gnu_grep() is None
+    finally:
+        gnu_grep.cache_clear()

@@ -30,8 +30,11 @@ GREP_MEMORY_BYTES = 128 << 20
 
 @functools.lru_cache(maxsize=1)
 def gnu_grep() -> str | None:
-    """The path of GNU grep on PATH, or None (no grep, or another grep whose ``-b -o`` output is not
-    GNU's).  Runs ``grep --version`` once per process."""
+    """The path of GNU grep on PATH, or None (no grep, another grep whose ``-b -o`` output is not GNU's,
+    or not a POSIX system: Git for Windows' GNU grep is left alone, its memory cannot be capped there).
+    Runs ``grep --version`` once per process."""
+    if os.name != "posix":
+        return None
     exe = shutil.which("grep")
     if exe is None:
         return None
