@@ -64,10 +64,11 @@ def diagnose_file(
         reader = open_log(name)
         if not full_scan:  # the search runs while the diagnoser loads its knowledge
             reader.prefetch(TRIGGERS)
+    windowed = not (full_scan and reader.compression is None)
     d = Diagnoser(all_failures=all_failures)
     notes: list[str] = []
     try:
-        source = reader.lines() if full_scan and reader.compression is None else reader.windows(TRIGGERS)
+        source = reader.windows(TRIGGERS) if windowed else reader.lines()
         feed = d.feed
         first = True
         for number, text in source:
@@ -83,7 +84,7 @@ def diagnose_file(
             raise LogFileError(f"{name} looks like binary data, not a text log; pass the build's text log")
     finally:
         reader.close()
-    if not (full_scan and reader.compression is None):
+    if windowed:
         how = f" (found by {reader.scanner})" if reader.scanner else ""
         notes.insert(0, f"Large or streamed log: examined the lines around each 'error'/'failed' line{how}.")
     if reader.stream_error:

@@ -274,8 +274,15 @@ class LogReader:
         """Start the search of a later :meth:`windows` call with the same ``triggers`` now, so that it runs
         while the caller gets ready (imports, loading knowledge): GNU grep in its own process
         (:class:`GrepHits`), for a plain file of more than ``min_bytes`` bytes only; nothing otherwise
-        (standard input, a compressed log, a smaller file, no GNU grep, already read).  :meth:`close`
-        stops a search that was never used."""
+        (standard input, a compressed log, a smaller file, no GNU grep, already read).  A search already
+        started for the same triggers is kept, one for other triggers stopped: afterwards the pending search
+        is None or one for ``triggers``.  :meth:`close` stops a search that was never used."""
+        trig = tuple(triggers)
+        if self._hits is not None:
+            if self._hits.triggers == trig:
+                return
+            self._hits.close()
+            self._hits = None
         if self._path is None or self._consumed:
             return
         try:
@@ -286,9 +293,7 @@ class LogReader:
         exe = gnu_grep()
         if exe is None:
             return
-        if self._hits is not None:
-            self._hits.close()
-        self._hits = GrepHits(exe, self._path, tuple(triggers))
+        self._hits = GrepHits(exe, self._path, trig)
 
     def windows(
         self,
@@ -317,10 +322,10 @@ class LogReader:
         a line longer than a chunk on, or when grep fails, the rest is searched here.
         """
         trig = tuple(triggers)
-        if grep is not False and (self._hits is None or self._hits.triggers != trig):
-            self.prefetch(trig)
+        if grep is not False:
+            self.prefetch(trig)  # keeps a search prefetched for these triggers
         hits, self._hits = self._hits, None
-        if hits is not None and (grep is False or hits.triggers != trig):
+        if hits is not None and grep is False:
             hits.close()
             hits = None
         self.scanner = hits.command if hits is not None else None
