@@ -100,8 +100,9 @@ def test_clean_line_keeps_last_visible_segment():
     assert clean_line(b"[1/9] a\r[2/9] b\x1b[K\r") == "[2/9] b"
 
 
-def _reference_windows(path, triggers, before, after):
-    """Brute force: every line, kept when within before/after lines of a trigger line."""
+def _reference_windows(path, triggers, before, after, tail=0):
+    """Brute force: every line, kept when within before/after lines of a trigger line or among the last
+    ``tail`` lines."""
     with open_log(path) as r:
         lines = list(r.lines())
         n = r.line_count
@@ -115,6 +116,7 @@ def _reference_windows(path, triggers, before, after):
         raw_lines.pop()
     hits = [i + 1 for i, ln in enumerate(raw_lines) if any(t in ln for t in triggers)]
     keep = {j for h in hits for j in range(h - before, h + after + 1) if 1 <= j <= n}
+    keep |= set(range(max(1, n - tail + 1), n + 1)) if tail else set()
     return [ln for ln in lines if ln.number in keep], n
 
 
@@ -149,10 +151,11 @@ def test_windows_match_brute_force_on_random_logs(tmp_path, seed, grep):
     p = tmp_path / ("w.log.gz" if seed % 4 == 3 else "w.log")
     p.write_bytes(gzip.compress(data) if seed % 4 == 3 else data)
     before, after = rnd.choice([(40, 10), (3, 2), (0, 0), (1, 5)])
-    want, n = _reference_windows(p, (b"rror", b"ailed"), before, after)
+    tail = rnd.choice([0, 1, 7, 200])
+    want, n = _reference_windows(p, (b"rror", b"ailed"), before, after, tail)
     for chunk in (1024, 1500, 4096, 65536, 1 << 22):
         with open_log(p, chunk_bytes=chunk) as r:
-            got = list(r.windows((b"rror", b"ailed"), before=before, after=after, grep=grep))
+            got = list(r.windows((b"rror", b"ailed"), before=before, after=after, tail=tail, grep=grep))
             assert r.line_count == n, chunk
         assert got == want, chunk
 

@@ -16,7 +16,7 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-from ..decisions.diagnose import TRIGGERS, UNKNOWN, Diagnoser, Diagnosis, Stats
+from ..decisions.diagnose import TAIL_LINES, TRIGGERS, UNKNOWN, Diagnoser, Diagnosis, Stats
 from ..facts.logfile import FULL_SCAN_BYTES, LogFileError, LogReader, open_log
 
 if TYPE_CHECKING:  # rich is imported only to render (not for --json)
@@ -68,7 +68,7 @@ def diagnose_file(
     d = Diagnoser(all_failures=all_failures)
     notes: list[str] = []
     try:
-        source = reader.windows(TRIGGERS) if windowed else reader.lines()
+        source = reader.windows(TRIGGERS, tail=TAIL_LINES) if windowed else reader.lines()
         feed = d.feed
         first = True
         for number, text in source:
@@ -86,7 +86,11 @@ def diagnose_file(
         reader.close()
     if windowed:
         how = f" (found by {reader.scanner})" if reader.scanner else ""
-        notes.insert(0, f"Large or streamed log: examined the lines around each 'error'/'failed' line{how}.")
+        notes.insert(
+            0,
+            f"Large or streamed log: examined the lines around each 'error'/'failed' line{how}, "
+            f"and the last {TAIL_LINES} lines.",
+        )
     if reader.stream_error:
         notes.append(reader.stream_error)
     if reader.bytes_read == 0:

@@ -7,3 +7,9 @@ from __future__ import annotations
 #: failure the diagnoser names is within a few dozen lines of one of them (the
 #: failing command's output, or the ``error``/``failed`` summary that follows it).
 TRIGGERS: tuple[bytes, ...] = (b"rror", b"ailed")
+
+#: Lines at the end of a large log that are examined whatever they contain: a program that stopped
+#: printed its failure last, often in words without a trigger ("No module named 'numpy'", NumPy's
+#: "A module that was compiled using NumPy 1.x cannot be run in NumPy 2.0.0", git's "fatal: not a git
+#: repository").  Every log of tests/diagnose/realworld is shorter than this.
+TAIL_LINES = 200

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -301,11 +302,13 @@ class LogReader:
         *,
         before: int = 40,
         after: int = 10,
+        tail: int = 0,
         max_chars: int = MAX_LINE_CHARS,
         grep: bool | None = None,
     ) -> Iterator[LogLine]:
         """Only the lines within ``before``/``after`` lines of a line that contains one
-        of ``triggers`` (exact, case-sensitive byte strings, no ``\\n``), in order, each once.
+        of ``triggers`` (exact, case-sensitive byte strings, no ``\\n``), and the last ``tail``
+        lines of the log, in order, each once.
 
         The log is read with ``readinto`` into one reused buffer (no copy of the data,
         no allocation per chunk); each trigger is searched with ``bytearray.find``
@@ -322,6 +325,7 @@ class LogReader:
         a line longer than a chunk on, or when grep fails, the rest is searched here.
         """
         trig = tuple(triggers)
+        keep_lines = max(before, tail)
         if grep is not False:
             self.prefetch(trig)  # keeps a search prefetched for these triggers
         hits, self._hits = self._hits, None
@@ -336,7 +340,8 @@ class LogReader:
         lb_end = 0  # buf[0:lb_end]: look-back lines (complete, already scanned)
         end = 0  # buf[lb_end:end]: the unfinished line and new data
         long_line = False  # buf[lb_end:end] starts with a line already cut down
-        delivered = 0  # highest line number yielded
+        delivered = 0  # highest line number yielded (or held back)
+        held: deque[LogLine] = deque()  # window lines held back while they may be among the last ``tail``
         pending_after = 0  # lines still owed after a hit near the end of the last round
         find, count, rfind = buf.find, buf.count, buf.rfind
         try:
@@ -443,7 +448,10 @@ class LogReader:
                             b = e0
                         if k > delivered:
                             raw = bytes(buf[a : min(b, a + MAX_LINE_BYTES)])
-                            yield LogLine(k, clean_line(raw, max_chars))
+                            if tail:
+                                held.append(LogLine(k, clean_line(raw, max_chars)))
+                            else:
+                                yield LogLine(k, clean_line(raw, max_chars))
                             delivered = k
                         k += 1
                         a = b + 1
@@ -451,15 +459,21 @@ class LogReader:
                 if eof:
                     ends_with_nl = limit == 0 or buf[limit - 1] == 10
                     self.line_count = line_at_pos - 1 if ends_with_nl else line_at_pos
+                    if tail:
+                        yield from self._with_tail(held, buf, base, limit, tail, max_chars)
                     return
                 self.line_count = line_at_pos - 1
-                # keep the last ``before`` lines (look-back) and the unfinished line
+                # a line held back is let go once it cannot be among the last ``tail`` lines
+                while held and held[0].number < line_at_pos - tail:
+                    yield held.popleft()
+                # keep the last ``before`` (or ``tail``) lines (look-back) and the unfinished line
                 ts, k = limit, 0
-                while k < before and ts > 0:
-                    ts = rfind(b"\n", 0, ts - 1) + 1
+                while k < keep_lines and ts > 0:
+                    back = rfind(b"\n", 0, ts - 1) + 1
+                    if limit - back > 4 * MAX_LINE_BYTES:  # as many whole lines as fit in the bound
+                        break
+                    ts = back
                     k += 1
-                if limit - ts > 4 * MAX_LINE_BYTES:
-                    ts, k = limit, 0
                 keep = end - ts
                 buf[0:keep] = bytes(view[ts:end])  # small: look-back + unfinished line
                 base = line_at_pos - k
@@ -469,6 +483,36 @@ class LogReader:
             view.release()
             if hits is not None:
                 hits.close()
+
+    @staticmethod
+    def _with_tail(
+        held: deque[LogLine], buf: bytearray, base: int, limit: int, tail: int, max_chars: int
+    ) -> Iterator[LogLine]:
+        """At the end of :meth:`windows`: the lines ``held`` back and the last ``tail`` lines of ``buf[:limit]``
+        (whose first line is line ``base``; the look-back holds at most ``4 * MAX_LINE_BYTES`` of them), in
+        order, each once."""
+        stop = limit - 1 if limit > 0 and buf[limit - 1] == 10 else limit
+        ws = buf.rfind(b"\n", 0, stop) + 1 if limit > 0 else limit  # the start of the last line
+        for _ in range(tail - 1):
+            if ws == 0:
+                break
+            ws = buf.rfind(b"\n", 0, ws - 1) + 1
+        k = base + buf.count(b"\n", 0, ws)
+        have = {ln.number for ln in held}
+        last: list[LogLine] = []
+        a = ws
+        while a < limit:
+            b = buf.find(b"\n", a, limit)
+            if b == -1:
+                b = limit
+            if k not in have:
+                last.append(LogLine(k, clean_line(bytes(buf[a : min(b, a + MAX_LINE_BYTES)]), max_chars)))
+            k += 1
+            a = b + 1
+        if not last:
+            yield from held
+            return
+        yield from sorted([*held, *last], key=lambda ln: ln.number)
 
     def close(self) -> None:
         """Close the file (and stop a ``zstd`` helper process, if one was started)."""

@@ -1,0 +1,80 @@
+"""Issue 11, session 31: a large log is examined around its 'error'/'failed' lines and at its end.
+
+Before this session a log over FULL_SCAN_BYTES was examined only around the lines that contain 'rror' or
+'ailed' (the triggers).  Of the corpus's logs, 425 contain neither word (NumPy's "A module that was compiled
+using NumPy 1.x cannot be run in NumPy 2.0.0", git's "fatal: not a git repository", "No module named ..."
+printed without a traceback): placed after 300 lines of a build's output, 286 of the 2,773 logs lost the
+cause diagnose names for them alone (measured at the session's start).  The windowed scan now also examines
+the last TAIL_LINES lines of the log.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from torchbuild.actions.diagnose_log import diagnose_file
+from torchbuild.decisions.diagnose import TAIL_LINES, TRIGGERS
+from torchbuild.facts.logfile import FULL_SCAN_BYTES
+
+from .conftest import CORPUS, ROWS
+
+#: Lines of a ninja build's output (progress and a compiler warning) placed before a real log: more than the
+#: 40 lines of look-back of a window and fewer than TAIL_LINES of the real logs follow them.
+_BUILD_OUTPUT = b"".join(
+    b"[%d/6000] Building CXX object caffe2/CMakeFiles/torch_cpu.dir/__/aten/src/ATen/native/cpu/K%d.cpp.o\n"
+    b"/src/pytorch/aten/src/ATen/native/cpu/K%d.cpp:77:12: warning: unused variable 'tmp' [-Wunused-variable]\n"
+    % (i, i, i)
+    for i in range(1, 151)
+)
+
+
+def test_every_corpus_log_without_a_trigger_is_diagnosed_alike_in_a_windowed_scan(tmp_path):
+    """Each corpus log that contains no trigger, after 300 lines of build output, gets the same root cause (and
+    confidence) from the windowed scan as from the line-by-line one.  Every corpus log is shorter than
+    TAIL_LINES.  Only counts are printed (the corpus holds blind held-out logs during a measurement round)."""
+    p = tmp_path / "x.log"
+    checked = differ = longest = 0
+    for name in sorted(ROWS):
+        data = (CORPUS / name).read_bytes()
+        longest = max(longest, data.count(b"\n"))
+        if any(t in data for t in TRIGGERS):
+            continue
+        p.write_bytes(_BUILD_OUTPUT + data)
+        full = diagnose_file(p, full_scan=True).root
+        windowed = diagnose_file(p, full_scan=False).root
+        checked += 1
+        differ += (full.cause_id, full.confidence) != (windowed.cause_id, windowed.confidence)
+    assert longest < TAIL_LINES
+    assert checked >= 400
+    assert differ == 0, f"{differ} of {checked} logs without a trigger differ"
+
+
+def test_a_log_over_the_full_scan_size_that_ends_in_a_failure_without_a_trigger(tmp_path):
+    """The CLI on a log over FULL_SCAN_BYTES: 33 MiB of a build's output, then the real NumPy 2 message and
+    traceback of Cornell-RelaxML/qtip#25 (corpus log numpy2-qtip-setup.log, whose lines hold neither 'error'
+    nor 'failed').  The windowed scan names numpy_abi_mismatch at the message's first line, and its note says
+    that the last lines were examined."""
+    real = (CORPUS / "numpy2-qtip-setup.log").read_bytes()
+    assert not any(t in real for t in TRIGGERS)
+    p = tmp_path / "big.log"
+    with p.open("wb") as f:
+        while f.tell() <= FULL_SCAN_BYTES:
+            f.write(_BUILD_OUTPUT)
+        before = f.tell()
+        f.write(real)
+    lines_before = before // len(_BUILD_OUTPUT) * _BUILD_OUTPUT.count(b"\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "torchbuild", "diagnose", str(p), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    root = doc["causes"][0]
+    assert root["cause_id"] == "numpy_abi_mismatch"
+    assert root["line"] == lines_before + 1
+    assert f"and the last {TAIL_LINES} lines" in doc["notes"][0]
