@@ -11,14 +11,17 @@ the last TAIL_LINES lines of the log.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+
+import pytest
 
 from torchbuild.actions.diagnose_log import diagnose_file
 from torchbuild.decisions.diagnose import TAIL_LINES, TRIGGERS
 from torchbuild.facts.logfile import FULL_SCAN_BYTES
 
-from .conftest import CORPUS, ROWS
+from .conftest import CORPUS, ROWS, assert_dev_log, causes_of, diagnose_text, run_tool
 
 #: Lines of a ninja build's output (progress and a compiler warning) placed before a real log: more than the
 #: 40 lines of look-back of a window and fewer than TAIL_LINES of the real logs follow them.
@@ -78,3 +81,24 @@ def test_a_log_over_the_full_scan_size_that_ends_in_a_failure_without_a_trigger(
     assert root["cause_id"] == "numpy_abi_mismatch"
     assert root["line"] == lines_before + 1
     assert f"and the last {TAIL_LINES} lines" in doc["notes"][0]
+
+
+def test_libstdcxx_refuses_a_compile_in_a_mode_older_than_cxx11(tmp_path):
+    """The real g++ of this machine, made to compile ``#include <tuple>`` with -std=c++98, prints libstdc++'s
+    own "#error This file requires compiler and library support for the ISO C++ 2011 standard": the C++ mode is
+    too old (cxx_standard_mismatch).  With GCC 5's headers in the path (getkeops/keops#18, corpus dev log of
+    batch 250), the rule for an old compiler puts compiler_too_old first: GCC 5 and older default to gnu++98
+    (libstdc++'s manual)."""
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("no g++ on PATH")
+    src = tmp_path / "t.cpp"
+    src.write_text("#include <tuple>\nint main() { return 0; }\n")
+    out = run_tool([gxx, "-std=c++98", "-c", str(src), "-o", str(tmp_path / "t.o")])
+    assert out.returncode != 0
+    assert "requires compiler and library support for the ISO C++ 2011 standard" in out.stderr
+    d = diagnose_text(out.stderr)
+    assert d.root.cause_id == "cxx_standard_mismatch", causes_of(d)
+    assert d.root.signature == "libstdcxx-cxx11-mode-required"
+    d = assert_dev_log("build-pykeops-1.1.2-gcc5-cxx0x-warning-tensordot.log", 250, "compiler_too_old", 0.55)
+    assert [c.cause_id for c in d.causes[:2]] == ["compiler_too_old", "cxx_standard_mismatch"]

@@ -81,7 +81,7 @@ def _std_old_compiler(
             root,
             "compiler_too_old",
             UNDECIDED_CAP + 0.05,
-            f"torch's headers need a newer C++ standard, and the compiler is GCC {g}, too old for it.",
+            f"The code needs a newer C++ standard than this compile uses, and the compiler is GCC {g}, too old for it.",
             "Install a newer gcc/g++ (GCC 9 or later for torch 2.x) and point CC/CXX at it.",
             "https://github.com/pytorch/vision/issues/2509",
         )
