@@ -102,3 +102,22 @@ def test_libstdcxx_refuses_a_compile_in_a_mode_older_than_cxx11(tmp_path):
     assert d.root.signature == "libstdcxx-cxx11-mode-required"
     d = assert_dev_log("build-pykeops-1.1.2-gcc5-cxx0x-warning-tensordot.log", 250, "compiler_too_old", 0.55)
     assert [c.cause_id for c in d.causes[:2]] == ["compiler_too_old", "cxx_standard_mismatch"]
+
+
+def test_a_log_written_by_windows_powershell_is_diagnosed_like_its_utf8_text(tmp_path):
+    """Windows PowerShell 5.1 writes ``python setup.py install > build.log`` as UTF-16LE with a BOM (Out-File's
+    default encoding "Unicode", learn.microsoft.com); torchbuild called that file binary data and exited 2.  Every
+    Windows dev log of the corpus (a name with "windows", "msvc" or "win"), written so (BOM, CRLF, UTF-16LE: the
+    bytes PowerShell writes; no PowerShell runs here), gets the same causes as its UTF-8 text, and a note."""
+    names = [
+        n for n, r in sorted(ROWS.items()) if r["split"] == "dev" and any(w in n for w in ("windows", "msvc", "-win"))
+    ]
+    assert len(names) >= 100
+    p = tmp_path / "build.log"
+    for name in names:
+        text = (CORPUS / name).read_bytes().decode("utf-8", "replace")
+        p.write_bytes(b"\xff\xfe" + text.replace("\r\n", "\n").replace("\n", "\r\n").encode("utf-16-le"))
+        got = diagnose_file(p)
+        want = diagnose_file(CORPUS / name)
+        assert causes_of(got) == causes_of(want), name
+        assert any("UTF-16-LE text (as Windows PowerShell 5.1" in n for n in got.notes), got.notes

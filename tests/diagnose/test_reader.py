@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from torchbuild.facts.logfile import MAX_LINE_CHARS, LogFileError, clean_line, open_log
+from torchbuild.facts.logfile import MAX_LINE_CHARS, LogFileError, LogLine, clean_line, open_log
 from torchbuild.facts.logfile.grep_hits import gnu_grep
 
 
@@ -273,3 +273,57 @@ def test_grep_is_used_only_where_its_memory_can_be_capped(monkeypatch):
         assert grep_hits.gnu_grep() is None
     finally:
         gnu_grep.cache_clear()
+
+
+_UTF16_TEXT = "building 'ext' extension\r\nC:\\x\\a.cpp(3): fatal error C1083: 错误 cuda_runtime.h\r\n" * 3000 + "done"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "bom", "kind"),
+    [("utf-16-le", b"\xff\xfe", "utf-16-le"), ("utf-16-be", b"\xfe\xff", "utf-16-be"), ("utf-16-le", b"", "utf-16-le")],
+)
+def test_a_utf16_log_is_read_as_utf8_text(tmp_path, encoding, bom, kind):
+    """UTF-16 with a BOM (what Windows PowerShell 5.1's '>' writes: FF FE, then UTF-16LE) and without one (cmd /U)
+    is recognised and read as UTF-8, with CJK text intact, line by line and in windows, at any chunk size; grep is
+    not used on it (its offsets would be the file's UTF-16 bytes)."""
+    p = tmp_path / "ps.log"
+    p.write_bytes(bom + _UTF16_TEXT.encode(encoding))
+    want = [LogLine(i + 1, t) for i, t in enumerate(_UTF16_TEXT.replace("\r\n", "\n").split("\n"))]
+    for chunk in (1024, 4097, 1 << 22):
+        with open_log(p, chunk_bytes=chunk) as r:
+            assert r.encoding == kind
+            assert list(r.lines()) == want
+            assert not r.binary and r.line_count == len(want)
+        with open_log(p, chunk_bytes=chunk) as r:
+            got = list(r.windows([b"fatal"], before=1, after=0, tail=2))
+            assert got == want and r.scanner is None
+
+
+def test_utf16_is_told_apart_from_other_bytes():
+    """utf16_kind: BOMs of both byte orders, BOM-less ASCII with NULs beside it, and what is not UTF-16 (plain
+    ASCII, UTF-8 with its BOM, a UTF-32 BOM, binary data)."""
+    from torchbuild.facts.logfile.reader import utf16_kind
+
+    assert utf16_kind(b"\xff\xfeb\x00u\x00i\x00") == "utf-16-le"
+    assert utf16_kind(b"\xfe\xff\x00b\x00u\x00i") == "utf-16-be"
+    assert utf16_kind("err:".encode("utf-16-le")) == "utf-16-le"
+    assert utf16_kind("err:".encode("utf-16-be")) == "utf-16-be"
+    assert utf16_kind(b"error: x") is None
+    assert utf16_kind(b"\xef\xbb\xbferror") is None
+    assert utf16_kind(b"\xff\xfe\x00\x00e\x00\x00\x00") is None
+    assert utf16_kind(b"\x7fELF\x02\x01\x01\x00") is None
+
+
+def test_utf16_on_standard_input():
+    """A UTF-16 log piped in ('-') is recognised from its first bytes like a file."""
+    code = (
+        "from torchbuild.facts.logfile import open_log\n"
+        "r = open_log('-'); print(r.encoding, [l.text for l in r.lines()])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input=b"\xff\xfe" + "a\r\nerror: 错误\r\n".encode("utf-16-le"),
+        capture_output=True,
+        check=True,
+    )
+    assert out.stdout.decode().strip() == "utf-16-le ['a', 'error: 错误']"

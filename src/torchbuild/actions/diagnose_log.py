@@ -91,6 +91,11 @@ def diagnose_file(
             f"Large or streamed log: examined the lines around each 'error'/'failed' line{how}, "
             f"and the last {TAIL_LINES} lines.",
         )
+    if reader.encoding:
+        notes.append(
+            f"The log is {reader.encoding.upper()} text (as Windows PowerShell 5.1's '>' and Out-File write it): "
+            "it was read as UTF-8."
+        )
     if reader.stream_error:
         notes.append(reader.stream_error)
     if reader.bytes_read == 0:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bz2
+import codecs
 import contextlib
 import gzip
 import io
@@ -58,6 +59,62 @@ class _Prepend(io.RawIOBase):
         return len(data)
 
 
+def utf16_kind(head: bytes) -> str | None:
+    """``"utf-16-le"`` or ``"utf-16-be"`` when ``head`` (the first 8 bytes of a log) starts UTF-16 text, else None.
+
+    UTF-16 is recognised by its byte-order mark (Windows PowerShell 5.1 writes its ``>`` redirections and
+    ``Out-File`` as UTF-16LE with a BOM: learn.microsoft.com, Out-File's default encoding "Unicode" and
+    about_Character_Encoding), or, without one, by four ASCII characters with a NUL byte beside each
+    (``cmd /U``).  A UTF-32 BOM is not UTF-16."""
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return None
+    if head.startswith(b"\xff\xfe"):
+        return "utf-16-le"
+    if head.startswith(b"\xfe\xff"):
+        return "utf-16-be"
+    if len(head) >= 8:
+        even, odd = head[0:8:2], head[1:8:2]
+        if not any(odd) and _printable(even):
+            return "utf-16-le"
+        if not any(even) and _printable(odd):
+            return "utf-16-be"
+    return None
+
+
+def _printable(chars: bytes) -> bool:
+    return all(0x20 <= c < 0x7F or c in (9, 10, 13) for c in chars)
+
+
+class _Utf16Text(io.RawIOBase):
+    """UTF-16 text (``encoding``: ``"utf-16-le"`` or ``"utf-16-be"``) read from ``f`` as UTF-8 bytes: the BOM
+    dropped, an unpaired surrogate or a cut last byte replaced by U+FFFD."""
+
+    def __init__(self, f: BinaryIO, encoding: str) -> None:
+        self._f = f
+        self._dec = codecs.getincrementaldecoder(encoding)("replace")
+        self._out = b""
+        self._pos = 0
+        self._eof = False
+        self._start = True
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:  # type: ignore[override]
+        while self._pos >= len(self._out) and not self._eof:
+            data = self._f.read(max(2, len(b)))
+            text = self._dec.decode(data, final=not data)
+            self._eof = not data
+            if self._start and text:
+                text = text.removeprefix("\ufeff")
+                self._start = False
+            self._out, self._pos = text.encode("utf-8", "surrogatepass"), 0
+        n = min(len(b), len(self._out) - self._pos)
+        b[:n] = self._out[self._pos : self._pos + n]
+        self._pos += n
+        return n
+
+
 class LogReader:
     """A log opened for streaming; use as a context manager or call :meth:`close`.
 
@@ -65,7 +122,9 @@ class LogReader:
 
     * ``name`` (str): the path as given, or ``"-"`` for standard input;
     * ``compression`` (str | None): ``"gzip"``, ``"xz"``, ``"bz2"``, ``"zstd"`` or None;
-    * ``bytes_read`` (int, bytes): decompressed bytes read so far;
+    * ``encoding`` (str | None): ``"utf-16-le"`` or ``"utf-16-be"`` for a plain log (or standard input) in
+      UTF-16 (:func:`utf16_kind`), which is read as UTF-8; None when the bytes are read as they are;
+    * ``bytes_read`` (int, bytes): decompressed (and decoded) bytes read so far;
     * ``line_count`` (int): lines read so far (a last line without ``\\n`` counts);
     * ``binary`` (bool): the first 64 KiB look like binary data (NUL or control
       bytes), not text;
@@ -77,6 +136,7 @@ class LogReader:
     def __init__(self, path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> None:
         self.name = str(path)
         self.compression: str | None = None
+        self.encoding: str | None = None
         self.bytes_read = 0
         self.line_count = 0
         self.binary = False
@@ -122,8 +182,8 @@ class LogReader:
                 f.close()
                 raise LogFileError(f"cannot read log file {self.name}: {exc.strerror or exc}") from exc
             self._stream = self._wrap(f, head, p)
-            if self.compression is None:
-                self._path = str(p)
+            if self.compression is None and self.encoding is None:
+                self._path = str(p)  # grep reads the file's own bytes
 
     # -- opening -------------------------------------------------------------
     def _wrap(self, f: BinaryIO, head: bytes, path: Path | None) -> BinaryIO:
@@ -135,6 +195,9 @@ class LogReader:
             kind = "bz2"
         self.compression = kind
         if kind is None:
+            self.encoding = utf16_kind(head)
+            if self.encoding is not None:
+                return io.BufferedReader(_Utf16Text(f, self.encoding), buffer_size=1 << 16)  # type: ignore[return-value]
             return f
         if kind == "gzip":
             return gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[return-value]
