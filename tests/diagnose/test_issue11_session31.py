@@ -121,3 +121,33 @@ def test_a_log_written_by_windows_powershell_is_diagnosed_like_its_utf8_text(tmp
         want = diagnose_file(CORPUS / name)
         assert causes_of(got) == causes_of(want), name
         assert any("UTF-16-LE text (as Windows PowerShell 5.1" in n for n in got.notes), got.notes
+
+
+def test_a_package_typed_into_python_inside_its_checkout_is_the_source_folder_in_the_way(tmp_path):
+    """The real interpreter: ``demo_pkg`` installed in a site-packages folder (its compiled part stood in by a
+    ``nnsearch.py``), and its checkout beside, without the built part.  ``python -c "import demo_pkg"`` started in the
+    checkout imports the checkout's folder (the current folder comes first on sys.path) and fails with "No module
+    named 'demo_pkg.nnsearch'": diagnose names import_from_source_dir (as for ShichenLiu/SoftRas#19 and
+    NVIDIAGameWorks/kaolin#3), and the same command run from another folder imports the installed package.  A
+    script run from the checkout (no interactive interpreter, HRNet's lib/nms of batch 227) stays unknown."""
+    site = tmp_path / "venv" / "lib" / "site-packages" / "demo_pkg"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text("import demo_pkg.nnsearch\n")
+    (site / "nnsearch.py").write_text("")
+    checkout = tmp_path / "demo" / "demo_pkg"
+    checkout.mkdir(parents=True)
+    (checkout / "__init__.py").write_text("import demo_pkg.nnsearch\n")
+    env = {"PYTHONPATH": str(site.parent), "PATH": "/usr/bin:/bin"}
+    cmd = [sys.executable, "-c", "import demo_pkg"]
+    bad = subprocess.run(cmd, cwd=checkout.parent, env=env, capture_output=True, text=True, check=False)
+    assert "No module named 'demo_pkg.nnsearch'" in bad.stderr and 'File "<string>"' in bad.stderr
+    d = diagnose_text(bad.stderr)
+    assert d.root.cause_id == "import_from_source_dir", causes_of(d)
+    assert d.root.signature == "reason:import_from_source_dir"
+    assert f"cd out of {checkout.parent}" in d.root.fix
+    good = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    assert good.returncode == 0, good.stderr
+    d = assert_dev_log(
+        "import-kaolin-nnsearch-module-not-found-from-source-root.log", 263, "import_from_source_dir", 0.55
+    )
+    d = assert_dev_log("import-hrnet-nms-cpu-nms-module-not-built.log", 227, "unknown", 0.0)

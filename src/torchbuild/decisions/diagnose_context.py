@@ -62,6 +62,10 @@ _ANCHORS = (
     "pyimod0",
     "_MEI",
     "initscripts",
+    # an interactive interpreter's traceback or prompt, or python -c: Python searches the current folder first
+    'File "<stdin>"',
+    'File "<string>"',
+    ">>> ",
 )
 _TORCH_VER = re.compile(
     # torch itself, not a package named after it ("openmm-torch 1.0rc1" in a conda list)
@@ -170,6 +174,9 @@ class LogContext:
         torch-2.4.0+cu121", uv's "- torch==2.5.1+cu124"): another package's requirements replaced torch.
     :param cmake_by_hand: CMake was run by hand (a ``cmake ...`` command line, ``-DCMAKE_PREFIX_PATH``,
         ``Torch_DIR=``): a C++ project, not a pip build.
+    :param interactive: the failing code was typed into an interactive interpreter (``File "<stdin>"``, a
+        ``>>> `` prompt) or given with ``python -c`` (``File "<string>"``): ``sys.path[0]`` is then the current
+        folder, searched before site-packages (docs.python.org/3/library/sys.html#sys.path).
     :param frozen: the program is a frozen application (PyInstaller's loader ``pyimod0N_*`` or its ``_MEI<pid>``
         folder, cx_Freeze's ``initscripts``): its torch is the bundler's copy.
     """
@@ -199,6 +206,7 @@ class LogContext:
     torch_removed: list[str] = field(default_factory=list)
     torch_no_platform_wheel: bool = False
     frozen: bool = False
+    interactive: bool = False
 
 
 def _add(xs: list, x: object) -> None:  # type: ignore[type-arg]
@@ -294,6 +302,10 @@ class ContextCollector:
             c.cuda_compared = True
         if not c.frozen and _FROZEN.search(body):
             c.frozen = True
+        if not c.interactive and (
+            'File "<stdin>"' in body or 'File "<string>"' in body or body.lstrip().startswith(">>> ")
+        ):
+            c.interactive = True
         if not c.cmake_by_hand and (
             body.lstrip("$ ").startswith("cmake ") or "-DCMAKE_PREFIX_PATH" in body or "Torch_DIR=" in body
         ):

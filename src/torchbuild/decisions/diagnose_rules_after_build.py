@@ -323,6 +323,25 @@ def _package_without_its_module(
         return None
     module = root.values.get("module", "")
     package = module.split(".", 1)[0]
+    checkout = _checkout_of(package, [e.text for e in getattr(root, "evidence", [])])
+    if ctx.interactive and checkout is not None:
+        # typed into an interpreter (or python -c) started in the checkout: its current folder comes first on
+        # sys.path, so the unbuilt source folder shadows the installed package (ShichenLiu/SoftRas#19, batch 126
+        # dev; NVIDIAGameWorks/kaolin#3, batch 263 dev)
+        first = _as(
+            root,
+            "import_from_source_dir",
+            UNDECIDED_CAP + 0.05,
+            f"'{package}' was imported from the source checkout {checkout}/{package} by code typed into an "
+            f"interactive Python (or python -c), whose current folder comes first on sys.path: the checkout's "
+            f"unbuilt folder shadows the installed {package}, and it lacks the compiled '{module}'.",
+            f"Run Python from another folder (cd out of {checkout}) so that the installed {package} is imported; "
+            "or build the extension in place (pip install -e . / python setup.py build_ext --inplace).",
+            "https://docs.python.org/3/library/sys.html#sys.path",
+        )
+        return [first, _cap(root, UNDECIDED_CAP), *rest], [
+            f"The traceback runs in {checkout}/{package}, not in site-packages, from an interactive interpreter."
+        ]
     first = _unknown(
         root,
         f"Python found the package '{package}' but not its module '{module}'. The log does not tell which of "
@@ -338,6 +357,17 @@ def _package_without_its_module(
         f"'{module}' is missing from an installed or present package '{package}': not built, shadowed, or "
         "another version; not a distribution to install."
     ]
+
+
+def _checkout_of(package: str, lines: Sequence[str]) -> str | None:
+    """The folder that holds ``package`` as a source checkout: a traceback line ``File "<dir>/<package>/..."``
+    among ``lines`` whose path is not in site-packages or dist-packages; ``<dir>`` or None."""
+    pat = re.compile(r'File "(?P<d>[^"]*)[/\\]' + re.escape(package) + r'[/\\][^"]*"')
+    for text in lines:
+        m = pat.search(text)
+        if m and not _site(m.group(0)):
+            return m.group("d")
+    return None
 
 
 #: What a frozen application reports when its bundler left torch's files out.
