@@ -147,7 +147,5 @@ def test_a_package_typed_into_python_inside_its_checkout_is_the_source_folder_in
     assert f"cd out of {checkout.parent}" in d.root.fix
     good = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
     assert good.returncode == 0, good.stderr
-    assert_dev_log(
-        "import-kaolin-nnsearch-module-not-found-from-source-root.log", 263, "import_from_source_dir", 0.55
-    )
+    assert_dev_log("import-kaolin-nnsearch-module-not-found-from-source-root.log", 263, "import_from_source_dir", 0.55)
     assert_dev_log("import-hrnet-nms-cpu-nms-module-not-built.log", 227, "unknown", 0.0)
