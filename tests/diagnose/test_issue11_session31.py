@@ -149,3 +149,22 @@ def test_a_package_typed_into_python_inside_its_checkout_is_the_source_folder_in
     assert good.returncode == 0, good.stderr
     assert_dev_log("import-kaolin-nnsearch-module-not-found-from-source-root.log", 263, "import_from_source_dir", 0.55)
     assert_dev_log("import-hrnet-nms-cpu-nms-module-not-built.log", 227, "unknown", 0.0)
+
+
+@pytest.mark.parametrize(
+    ("name", "batch", "cause", "least"),
+    [
+        # torchaudio 2.6.0's torio/_extension/utils.py (checked in the wheel from PyPI): no FFmpeg 4-6 libraries
+        (
+            "runtime-comfystream-torchaudio-torio-failed-to-initialize-ffmpeg-extension-ffmpeg7.log",
+            267,
+            "shared_library_not_found",
+            0.7,
+        ),
+        # k2's get_version.py: torch's CUDA against nvcc's
+        ("build-k2-setup-py-assertion-pytorch-cuda-11-7-running-cuda-10-2.log", 267, "cuda_version_mismatch", 0.7),
+    ],
+)
+def test_the_dev_logs_the_rows_were_written_from(name, batch, cause, least):
+    """Each dev log of this session's batches that a row was written from names its cause."""
+    assert_dev_log(name, batch, cause, least)
