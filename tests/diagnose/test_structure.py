@@ -257,13 +257,21 @@ FRAMES = {
     "github-quote": lambda line: "> " + line,
     "ci-timestamp": lambda line: "2024-05-01T12:00:00.1234567Z " + line,
     "pip-frame": lambda line: "      │ " + line,
+    # docker compose up/logs ("<service>-<n>  | ", padded; Compose v1 "<project>_<service>_<n>  | ";
+    # docs.docker.com: compose logs --no-log-prefix) and a Kubernetes node's CRI log files ("<RFC 3339 time>
+    # stdout|stderr F|P <line>": kubernetes pkg/kubelet/kuberuntime/logs/logs.go); before session 31 these cost
+    # 61 of 2,868 seen logs their right answer
+    "compose": lambda line: "comfyui-1      | " + line,
+    "compose-v1": lambda line: "stack_trainer_1  | " + line,
+    "cri": lambda line: "2024-05-01T12:00:00.123456789Z stderr F " + line,
+    "buildkit": lambda line: "#12 10.345 " + line,
 }
 
 
 @pytest.mark.parametrize("frame", sorted(FRAMES))
 def test_dev_logs_keep_their_cause_in_any_frame(frame):
-    """Every dev log of the corpus keeps its root cause when each line is coloured, quoted,
-    timestamped or framed the way logs reach us (a CMake message's continuation lines were
+    """Every dev log of the corpus keeps its root cause when each line is coloured, quoted, timestamped,
+    prefixed by a container runtime or framed the way logs reach us (a CMake message's continuation lines were
     lost behind a timestamp, a quote marker or pip's frame; colours hid 19 causes)."""
     f = FRAMES[frame]
     changed = []

@@ -172,8 +172,12 @@ def _ci_stamp(space: str) -> str:
     """The regex of a CI log's line prefix, each bracketed form followed by ``space``."""
     return (
         r"(?:"
-        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"  # GitHub Actions
+        # a container runtime's log file (CRI: kubelet's /var/log/containers): "<time> stdout F <line>"
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (?:stdout|stderr) [FP] "
+        r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"  # GitHub Actions
         r"|#\d+ \d+\.\d+ "  # docker buildkit
+        # docker compose's service prefix: "<service>-<n>  | " (Compose v2), "<project>_<service>_<n>  | " (v1)
+        r"|[A-Za-z][\w.-]*?[-_]\d+\s+\| "
         rf"|\[\d{{4}}-\d\d-\d\d[ T][\d:.,]+\]{space}"  # [2024-01-01 12:00:00]
         rf"|\[\d\d:\d\d:\d\d(?:\.\d+)?\]{space}"  # [12:00:00]
         r")?"
