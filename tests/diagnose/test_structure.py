@@ -265,6 +265,8 @@ FRAMES = {
     "compose-v1": lambda line: "stack_trainer_1  | " + line,
     "cri": lambda line: "2024-05-01T12:00:00.123456789Z stderr F " + line,
     "buildkit": lambda line: "#12 10.345 " + line,
+    # `gh run view --log-failed`: "<job>\t<step>\t<timestamp> <line>" (cli/cli#10551)
+    "gh-run-view": lambda line: "build (cu121, 3.11)\tBuild extension\t2025-03-05T13:30:32.6031507Z " + line,
 }
 
 

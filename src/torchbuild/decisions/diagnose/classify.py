@@ -174,7 +174,8 @@ def _ci_stamp(space: str) -> str:
         r"(?:"
         # a container runtime's log file (CRI: kubelet's /var/log/containers): "<time> stdout F <line>"
         r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (?:stdout|stderr) [FP] "
-        r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"  # GitHub Actions
+        # GitHub Actions; `gh run view --log` puts "<job>\t<step>\t" in front (cli/cli#10551)
+        r"|(?:[^\t\n]{1,300}\t[^\t\n]{1,300}\t)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"
         r"|#\d+ \d+\.\d+ "  # docker buildkit
         # docker compose's service prefix: "<service>-<n>  | " (Compose v2), "<project>_<service>_<n>  | " (v1)
         r"|[A-Za-z][\w.-]*?[-_]\d+\s+\| "
