@@ -55,6 +55,7 @@ GATE: tuple[str, ...] = (
     "wasn't build with CUDA",  # xformers' operators: "xFormers wasn't build with CUDA support" (sic)
     "supported wheel",  # pip: "X-manylinux_2_35_x86_64.whl is not a supported wheel on this platform." (no ERROR:)
     "Rust package manager",  # maturin: "Cargo, the Rust package manager, is not installed or is not on PATH."
+    "No CUDA toolkit found",  # nerfstudio's packages: "NerfAcc: No CUDA toolkit found. NerfAcc will be disabled."
     "not compatible",
     "denied",
     "permitted",

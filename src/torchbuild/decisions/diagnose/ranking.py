@@ -32,6 +32,11 @@ from .signatures import Precision, Signature, _fill, load_precision
 SURVIVED_CAP = 0.5
 
 
+#: Hints that are pip's own stage line ("Getting requirements to build wheel ... error"): they say which PEP 517
+#: hook failed, not why, so a more specific hint in the output pip quotes after the error is preferred.
+PIP_STAGE_HINTS = frozenset({"pep517-get-requires-failed"})
+
+
 class Diagnoser(Scanner):
     """Incremental diagnosis: :meth:`feed` lines in order (gaps allowed), then
     :meth:`result`.  Memory is bounded (see module constants)."""
@@ -133,6 +138,18 @@ class Diagnoser(Scanner):
                     # before the error is context that explains it, the line's own reading is generic
                     before = [h for h in near if h.line < first.line] or [h for h in near if h.line == first.line]
                     ev = before[-1] if before else near[0]
+                    if ev.sig is not None and ev.sig.id in PIP_STAGE_HINTS:
+                        # pip's stage line names only the hook that failed; the build script's own output,
+                        # which pip quotes after the error ("╰─> [11 lines of output]"), says why
+                        quoted = [
+                            h
+                            for h in near
+                            if h.line > first.line
+                            and h.sig is not None
+                            and h.sig.cause != ev.sig.cause
+                            and h.sig.confidence > ev.sig.confidence
+                        ]
+                        ev = quoted[0] if quoted else ev
                     c = self._cause(ev, min(ev.sig.confidence, HINT_CAP))  # type: ignore[union-attr]
                     causes.append(c)
                     used.add(id(ev))
