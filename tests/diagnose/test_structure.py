@@ -266,6 +266,8 @@ FRAMES = {
     "cri": lambda line: "2024-05-01T12:00:00.123456789Z stderr F " + line,
     "buildkit": lambda line: "#12 10.345 " + line,
     # `gh run view --log-failed`: "<job>\t<step>\t<timestamp> <line>" (cli/cli#10551)
+    # Jenkins' Timestamper in a Pipeline's console (ROCm/pytorch#1640, Project-MONAI/tutorials#1986)
+    "jenkins": lambda line: "[2024-10-17T00:05:34.680Z] " + line,
     "gh-run-view": lambda line: "build (cu121, 3.11)\tBuild extension\t2025-03-05T13:30:32.6031507Z " + line,
 }
 

@@ -180,7 +180,9 @@ def _ci_stamp(space: str) -> str:
         r"|#\d+ \d+\.\d+ "  # docker buildkit
         # docker compose's service prefix: "<service>-<n>  | " (Compose v2), "<project>_<service>_<n>  | " (v1)
         r"|[A-Za-z][\w.-]*?[-_]\d+\s+\| "
-        rf"|\[\d{{4}}-\d\d-\d\d[ T][\d:.,]+\]{space}"  # [2024-01-01 12:00:00]
+        # [2024-01-01 12:00:00]; Jenkins' Timestamper: [2024-10-17T00:05:34.680Z] (ROCm/pytorch#1640,
+        # Project-MONAI/tutorials#1986)
+        rf"|\[\d{{4}}-\d\d-\d\d[ T][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]{space}"
         rf"|\[\d\d:\d\d:\d\d(?:\.\d+)?\]{space}"  # [12:00:00]
         r")?"
     )
