@@ -268,6 +268,8 @@ FRAMES = {
     # `gh run view --log-failed`: "<job>\t<step>\t<timestamp> <line>" (cli/cli#10551)
     # Jenkins' Timestamper in a Pipeline's console (ROCm/pytorch#1640, Project-MONAI/tutorials#1986)
     "jenkins": lambda line: "[2024-10-17T00:05:34.680Z] " + line,
+    # journalctl -u <service> (its default "short" output, the classic syslog line)
+    "journal": lambda line: "May 01 12:00:07 gpu-node-3 python3[1234]: " + line,
     "gh-run-view": lambda line: "build (cu121, 3.11)\tBuild extension\t2025-03-05T13:30:32.6031507Z " + line,
 }
 
