@@ -100,9 +100,9 @@ def test_clean_line_keeps_last_visible_segment():
     assert clean_line(b"[1/9] a\r[2/9] b\x1b[K\r") == "[2/9] b"
 
 
-def _reference_windows(path, triggers, before, after, tail=0):
-    """Brute force: every line, kept when within before/after lines of a trigger line or among the last
-    ``tail`` lines."""
+def _reference_windows(path, triggers, before, after, tail=0, head=0):
+    """Brute force: every line, kept when within before/after lines of a trigger line or among the first
+    ``head`` or the last ``tail`` lines."""
     with open_log(path) as r:
         lines = list(r.lines())
         n = r.line_count
@@ -117,6 +117,7 @@ def _reference_windows(path, triggers, before, after, tail=0):
     hits = [i + 1 for i, ln in enumerate(raw_lines) if any(t in ln for t in triggers)]
     keep = {j for h in hits for j in range(h - before, h + after + 1) if 1 <= j <= n}
     keep |= set(range(max(1, n - tail + 1), n + 1)) if tail else set()
+    keep |= set(range(1, min(head, n) + 1))
     return [ln for ln in lines if ln.number in keep], n
 
 
@@ -152,10 +153,11 @@ def test_windows_match_brute_force_on_random_logs(tmp_path, seed, grep):
     p.write_bytes(gzip.compress(data) if seed % 4 == 3 else data)
     before, after = rnd.choice([(40, 10), (3, 2), (0, 0), (1, 5)])
     tail = rnd.choice([0, 1, 7, 200])
-    want, n = _reference_windows(p, (b"rror", b"ailed"), before, after, tail)
+    head = rnd.choice([0, 1, 30, 200])
+    want, n = _reference_windows(p, (b"rror", b"ailed"), before, after, tail, head)
     for chunk in (1024, 1500, 4096, 65536, 1 << 22):
         with open_log(p, chunk_bytes=chunk) as r:
-            got = list(r.windows((b"rror", b"ailed"), before=before, after=after, tail=tail, grep=grep))
+            got = list(r.windows((b"rror", b"ailed"), before=before, after=after, head=head, tail=tail, grep=grep))
             assert r.line_count == n, chunk
         assert got == want, chunk
 
@@ -327,3 +329,20 @@ def test_utf16_on_standard_input():
         check=True,
     )
     assert out.stdout.decode().strip() == "utf-16-le ['a', 'error: 错误']"
+
+
+@pytest.mark.parametrize("grep", [False, None])
+def test_windows_yield_the_first_and_last_lines_whatever_they_hold(tmp_path, grep):
+    """A log without any trigger: only its first ``head`` and last ``tail`` lines come out, in order, at any
+    chunk size; one trigger in the middle adds its window between them."""
+    p = tmp_path / "h.log"
+    p.write_text("".join(f"[{i}/9000] step {i}\n" for i in range(1, 9001)))
+    for chunk in (1024, 4096, 1 << 22):
+        with open_log(p, chunk_bytes=chunk) as r:
+            got = [ln.number for ln in r.windows([b"rror"], before=2, after=1, head=5, tail=3, grep=grep)]
+        assert got == [1, 2, 3, 4, 5, 8998, 8999, 9000]
+    rows = [f"[{i}/9000] step {i}" + (" error" if i == 4500 else "") for i in range(1, 9001)]
+    p.write_text("\n".join(rows) + "\n")
+    with open_log(p, chunk_bytes=1024) as r:
+        got = [ln.number for ln in r.windows([b"rror"], before=2, after=1, head=5, tail=3, grep=grep)]
+    assert got == [1, 2, 3, 4, 5, 4498, 4499, 4500, 4501, 8998, 8999, 9000]

@@ -16,7 +16,7 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-from ..decisions.diagnose import TAIL_LINES, TRIGGERS, UNKNOWN, Diagnoser, Diagnosis, Stats
+from ..decisions.diagnose import HEAD_LINES, TAIL_LINES, TRIGGERS, UNKNOWN, Diagnoser, Diagnosis, Stats
 from ..facts.logfile import FULL_SCAN_BYTES, LogFileError, LogReader, open_log
 
 if TYPE_CHECKING:  # rich is imported only to render (not for --json)
@@ -68,7 +68,7 @@ def diagnose_file(
     d = Diagnoser(all_failures=all_failures)
     notes: list[str] = []
     try:
-        source = reader.windows(TRIGGERS, tail=TAIL_LINES) if windowed else reader.lines()
+        source = reader.windows(TRIGGERS, head=HEAD_LINES, tail=TAIL_LINES) if windowed else reader.lines()
         feed = d.feed
         first = True
         for number, text in source:
@@ -89,7 +89,7 @@ def diagnose_file(
         notes.insert(
             0,
             f"Large or streamed log: examined the lines around each 'error'/'failed' line{how}, "
-            f"and the last {TAIL_LINES} lines.",
+            f"and the first {HEAD_LINES} and the last {TAIL_LINES} lines.",
         )
     if reader.encoding:
         notes.append(

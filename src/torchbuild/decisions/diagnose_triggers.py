@@ -8,6 +8,10 @@ from __future__ import annotations
 #: failing command's output, or the ``error``/``failed`` summary that follows it).
 TRIGGERS: tuple[bytes, ...] = (b"rror", b"ailed")
 
+#: Lines at the start of a large log that are examined whatever they contain: the configure output and the
+#: environment a report opens with (compiler and CUDA versions, collect_env), and a failure printed first.
+HEAD_LINES = 200
+
 #: Lines at the end of a large log that are examined whatever they contain: a program that stopped
 #: printed its failure last, often in words without a trigger ("No module named 'numpy'", NumPy's
 #: "A module that was compiled using NumPy 1.x cannot be run in NumPy 2.0.0", git's "fatal: not a git

@@ -31,7 +31,7 @@ thread or document its text was taken from.
 
 from __future__ import annotations
 
-from .classify import GATE, TAIL_LINES, TRIGGERS, normalize
+from .classify import GATE, HEAD_LINES, TAIL_LINES, TRIGGERS, normalize
 from .matching import Scanner
 from .model import (
     CMAKE_JOIN_LINES,
@@ -66,6 +66,7 @@ __all__ = [
     "diagnose_lines",
     "load_signatures",
     "normalize",
+    "HEAD_LINES",
     "TAIL_LINES",
     "TRIGGERS",
     "UNKNOWN",

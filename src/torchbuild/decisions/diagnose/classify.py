@@ -7,7 +7,8 @@ import functools
 import re
 
 from ...knowledge import rows
-from ..diagnose_triggers import TAIL_LINES as TAIL_LINES  # re-exported: its home is light to import
+from ..diagnose_triggers import HEAD_LINES as HEAD_LINES  # re-exported: its home is light to import
+from ..diagnose_triggers import TAIL_LINES as TAIL_LINES
 from ..diagnose_triggers import TRIGGERS as TRIGGERS
 
 #: A line is examined only when it contains one of these (case-sensitive) words, or one of the

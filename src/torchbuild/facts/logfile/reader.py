@@ -365,13 +365,14 @@ class LogReader:
         *,
         before: int = 40,
         after: int = 10,
+        head: int = 0,
         tail: int = 0,
         max_chars: int = MAX_LINE_CHARS,
         grep: bool | None = None,
     ) -> Iterator[LogLine]:
         """Only the lines within ``before``/``after`` lines of a line that contains one
-        of ``triggers`` (exact, case-sensitive byte strings, no ``\\n``), and the last ``tail``
-        lines of the log, in order, each once.
+        of ``triggers`` (exact, case-sensitive byte strings, no ``\\n``), the first ``head`` and the
+        last ``tail`` lines of the log, in order, each once.
 
         The log is read with ``readinto`` into one reused buffer (no copy of the data,
         no allocation per chunk); each trigger is searched with ``bytearray.find``
@@ -460,9 +461,12 @@ class LogReader:
                             positions.append(i)
                             i = find(t, i + len(t), limit)
                 spans: list[tuple[int, int]] = []
-                if pending_after:
+                owed = pending_after  # lines from lb_end on that must be yielded (after-context, the head)
+                if head and base + count(b"\n", 0, lb_end) <= head:
+                    owed = max(owed, head - (base + count(b"\n", 0, lb_end)) + 1)
+                if owed:
                     e = lb_end
-                    for _ in range(pending_after):
+                    for _ in range(owed):
                         j = find(b"\n", e, limit)
                         if j == -1:
                             e = limit
