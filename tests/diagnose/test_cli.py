@@ -109,6 +109,6 @@ def test_a_large_plain_log_is_searched_by_grep_started_before_the_diagnosis_code
     note = doc["notes"][0]
     assert note.startswith("Large or streamed log: examined the lines around each 'error'/'failed' line")
     if gnu_grep() is not None:
-        assert f"(found by {gnu_grep()} -a -b -o -E -e rror -e ailed -- {p})" in note
+        assert f"(found by {gnu_grep()} -a -b -o -E -e rror -e ailed -e RROR -e AILED -- {p})" in note
     else:
         assert "found by" not in note

@@ -380,4 +380,6 @@ def test_error_200_mb_above_the_end_is_found(tmp_path):
     from torchbuild.facts.logfile.grep_hits import gnu_grep
 
     if gnu_grep() is not None:
-        assert any(f"(found by {gnu_grep()} -a -b -o -E -e rror -e ailed -- " in n for n in d.notes), d.notes
+        assert any(f"(found by {gnu_grep()} -a -b -o -E -e rror -e ailed -e RROR -e AILED -- " in n for n in d.notes), (
+            d.notes
+        )

@@ -57,8 +57,35 @@ def test_every_corpus_log_without_a_trigger_is_diagnosed_alike_in_a_windowed_sca
         checked += 1
         differ += (full.cause_id, full.confidence) != (windowed.cause_id, windowed.confidence)
     assert longest < min(HEAD_LINES, TAIL_LINES)
-    assert checked >= 400
+    assert checked >= 300  # 348 of 2,954 logs hold none of the four triggers
     assert differ == 0, f"{differ} of {checked} logs without a trigger differ"
+
+
+def test_upper_case_error_and_failed_lines_are_found_in_the_middle_of_a_large_log(tmp_path):
+    """Each corpus log whose only trigger words are upper case (pip's "ERROR: ...", ninja's "FAILED: ..."), placed
+    between two stretches of build output (neither the first nor the last lines of the log), gets the same root
+    cause from the windowed scan as from the line-by-line one wherever that root's line is one of them.  With only
+    'rror' and 'ailed' as triggers these lines were not searched for.  (A root line far from every trigger in the
+    middle of a large log stays out of the windowed scan: runtime-nndetection-nms-none-nvcc-not-found.log's
+    "nvcc: not found", 29 lines below its last "ERROR" line.)  Only counts are printed."""
+    p = tmp_path / "x.log"
+    checked = differ = 0
+    for name in sorted(ROWS):
+        data = (CORPUS / name).read_bytes()
+        if b"rror" in data or b"ailed" in data or not (b"RROR" in data or b"AILED" in data):
+            continue
+        if not data.endswith(b"\n"):
+            data += b"\n"
+        p.write_bytes(_BUILD_OUTPUT + data + _BUILD_OUTPUT)
+        full = diagnose_file(p, full_scan=True).root
+        root_line = p.read_bytes().split(b"\n")[full.line - 1] if full.line else b""
+        if not (b"RROR" in root_line or b"AILED" in root_line):
+            continue
+        windowed = diagnose_file(p, full_scan=False).root
+        checked += 1
+        differ += (full.cause_id, full.confidence) != (windowed.cause_id, windowed.confidence)
+    assert checked >= 40
+    assert differ == 0, f"{differ} of {checked} logs differ"
 
 
 def test_a_log_over_the_full_scan_size_that_ends_in_a_failure_without_a_trigger(tmp_path):
