@@ -42,6 +42,17 @@ def run_tool(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedPro
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
 
 
+def write_sdist(path: Path, setup_py: str) -> Path:
+    """A minimal source tree at ``path`` (created) that pip builds with setuptools in an isolated environment:
+    ``pyproject.toml`` (build-system: setuptools) and ``setup.py`` with the text ``setup_py``; returns ``path``."""
+    path.mkdir(parents=True)
+    (path / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+    )
+    (path / "setup.py").write_text(setup_py)
+    return path
+
+
 def causes_of(d: Diagnosis) -> list[tuple[str, float]]:
     """``[(cause_id, confidence)]`` of ``d``, root first: what a failing assertion shows."""
     return [(c.cause_id, c.confidence) for c in d.causes]

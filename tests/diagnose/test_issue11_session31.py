@@ -22,7 +22,7 @@ from torchbuild.actions.diagnose_log import diagnose_file
 from torchbuild.decisions.diagnose import HEAD_LINES, TAIL_LINES, TRIGGERS
 from torchbuild.facts.logfile import FULL_SCAN_BYTES
 
-from .conftest import CORPUS, ROWS, assert_dev_log, causes_of, corpus_lines, diagnose_text, run_tool
+from .conftest import CORPUS, ROWS, assert_dev_log, causes_of, corpus_lines, diagnose_text, run_tool, write_sdist
 from .conftest import diagnose_list as diagnose_text_lines
 
 #: Lines of a ninja build's output (progress and a compiler warning) placed before a real log: more than the
@@ -239,18 +239,14 @@ def test_pip_quotes_the_reason_a_build_requirement_step_failed(tmp_path):
     pkgconfig = shutil.which("pkg-config")
     if pkgconfig is None:
         pytest.skip("no pkg-config on PATH")
-    src = tmp_path / "needs_av"
-    src.mkdir()
-    (src / "pyproject.toml").write_text(
-        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
-    )
-    (src / "setup.py").write_text(
+    src = write_sdist(
+        tmp_path / "needs_av",
         "import subprocess, sys\n"
         f"r = subprocess.run([{pkgconfig!r}, '--cflags', 'libtorchbuild_absent_av'])\n"
         "if r.returncode:\n"
         "    sys.exit('pkg-config could not find libtorchbuild_absent_av')\n"
         "from setuptools import setup\n"
-        "setup(name='needs_av', version='0.1')\n"
+        "setup(name='needs_av', version='0.1')\n",
     )
     out = run_tool([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "w"), str(src)])
     log = out.stdout + out.stderr

@@ -15,6 +15,8 @@ import pytest
 
 from torchbuild.actions.diagnose_log import diagnose_file
 
+from .conftest import write_sdist
+
 NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if os.path.exists("/usr/local/bin/nvcc") else None)
 
 
@@ -99,13 +101,9 @@ def test_cpp_extension_injected_error_real(tmp_path):
 
 @pytest.mark.skipif(not _torch_available(), reason="torch is not installed")
 def test_isolated_build_without_torch_real(tmp_path):
-    pkg = tmp_path / "needs_torch"
-    pkg.mkdir()
-    (pkg / "setup.py").write_text(
-        "import torch\nfrom setuptools import setup\nsetup(name='tb-needs-torch', version='0.0.1')\n"
-    )
-    (pkg / "pyproject.toml").write_text(
-        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+    pkg = write_sdist(
+        tmp_path / "needs_torch",
+        "import torch\nfrom setuptools import setup\nsetup(name='tb-needs-torch', version='0.0.1')\n",
     )
     log = tmp_path / "iso.log"
     rc = _run_to_log(
