@@ -304,7 +304,7 @@ def test_a_utf16_log_is_read_as_utf8_text(tmp_path, encoding, bom, kind):
 def test_utf16_is_told_apart_from_other_bytes():
     """utf16_kind: BOMs of both byte orders, BOM-less ASCII with NULs beside it, and what is not UTF-16 (plain
     ASCII, UTF-8 with its BOM, a UTF-32 BOM, binary data)."""
-    from torchbuild.facts.logfile.reader import utf16_kind
+    from torchbuild.facts.logfile.streams import utf16_kind
 
     assert utf16_kind(b"\xff\xfeb\x00u\x00i\x00") == "utf-16-le"
     assert utf16_kind(b"\xfe\xff\x00b\x00u\x00i") == "utf-16-be"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bz2
-import codecs
 import contextlib
 import gzip
 import io
@@ -28,91 +27,13 @@ from .lines import (
     _looks_binary,
     clean_line,
 )
+from .streams import Prepend, Utf16Text, utf16_kind
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
     (b"\xfd7zXZ\x00", "xz"),
     (b"\x28\xb5\x2f\xfd", "zstd"),
 )
-
-
-class _Prepend(io.RawIOBase):
-    """A raw stream that first returns ``head`` and then reads from ``rest``."""
-
-    def __init__(self, head: bytes, rest: BinaryIO) -> None:
-        self._head = head
-        self._rest = rest
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:  # type: ignore[override]
-        if self._head:
-            n = min(len(b), len(self._head))
-            b[:n] = self._head[:n]
-            self._head = self._head[n:]
-            return n
-        data = self._rest.read(len(b))
-        if not data:
-            return 0
-        b[: len(data)] = data
-        return len(data)
-
-
-def utf16_kind(head: bytes) -> str | None:
-    """``"utf-16-le"`` or ``"utf-16-be"`` when ``head`` (the first 8 bytes of a log) starts UTF-16 text, else None.
-
-    UTF-16 is recognised by its byte-order mark (Windows PowerShell 5.1 writes its ``>`` redirections and
-    ``Out-File`` as UTF-16LE with a BOM: learn.microsoft.com, Out-File's default encoding "Unicode" and
-    about_Character_Encoding), or, without one, by four ASCII characters with a NUL byte beside each
-    (``cmd /U``).  A UTF-32 BOM is not UTF-16."""
-    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
-        return None
-    if head.startswith(b"\xff\xfe"):
-        return "utf-16-le"
-    if head.startswith(b"\xfe\xff"):
-        return "utf-16-be"
-    if len(head) >= 8:
-        even, odd = head[0:8:2], head[1:8:2]
-        if not any(odd) and _printable(even):
-            return "utf-16-le"
-        if not any(even) and _printable(odd):
-            return "utf-16-be"
-    return None
-
-
-def _printable(chars: bytes) -> bool:
-    return all(0x20 <= c < 0x7F or c in (9, 10, 13) for c in chars)
-
-
-class _Utf16Text(io.RawIOBase):
-    """UTF-16 text (``encoding``: ``"utf-16-le"`` or ``"utf-16-be"``) read from ``f`` as UTF-8 bytes: the BOM
-    dropped, an unpaired surrogate or a cut last byte replaced by U+FFFD."""
-
-    def __init__(self, f: BinaryIO, encoding: str) -> None:
-        self._f = f
-        self._dec = codecs.getincrementaldecoder(encoding)("replace")
-        self._out = b""
-        self._pos = 0
-        self._eof = False
-        self._start = True
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:  # type: ignore[override]
-        while self._pos >= len(self._out) and not self._eof:
-            data = self._f.read(max(2, len(b)))
-            text = self._dec.decode(data, final=not data)
-            self._eof = not data
-            if self._start and text:
-                text = text.removeprefix("\ufeff")
-                self._start = False
-            self._out, self._pos = text.encode("utf-8", "surrogatepass"), 0
-        n = min(len(b), len(self._out) - self._pos)
-        b[:n] = self._out[self._pos : self._pos + n]
-        self._pos += n
-        return n
 
 
 class LogReader:
@@ -123,7 +44,7 @@ class LogReader:
     * ``name`` (str): the path as given, or ``"-"`` for standard input;
     * ``compression`` (str | None): ``"gzip"``, ``"xz"``, ``"bz2"``, ``"zstd"`` or None;
     * ``encoding`` (str | None): ``"utf-16-le"`` or ``"utf-16-be"`` for a plain log (or standard input) in
-      UTF-16 (:func:`utf16_kind`), which is read as UTF-8; None when the bytes are read as they are;
+      UTF-16 (:func:`~.streams.utf16_kind`), which is read as UTF-8; None when the bytes are read as they are;
     * ``bytes_read`` (int, bytes): decompressed (and decoded) bytes read so far;
     * ``line_count`` (int): lines read so far (a last line without ``\\n`` counts);
     * ``binary`` (bool): the first 64 KiB look like binary data (NUL or control
@@ -156,7 +77,7 @@ class LogReader:
         if self.name == "-":
             self._raw = sys.stdin.buffer
             head = self._raw.read(8)
-            base: BinaryIO = io.BufferedReader(_Prepend(head, self._raw), buffer_size=1 << 16)  # type: ignore[arg-type]
+            base: BinaryIO = io.BufferedReader(Prepend(head, self._raw), buffer_size=1 << 16)  # type: ignore[arg-type]
             self._stream = self._wrap(base, head, None)
         else:
             p = Path(path)
@@ -197,7 +118,7 @@ class LogReader:
         if kind is None:
             self.encoding = utf16_kind(head)
             if self.encoding is not None:
-                return io.BufferedReader(_Utf16Text(f, self.encoding), buffer_size=1 << 16)  # type: ignore[return-value]
+                return io.BufferedReader(Utf16Text(f, self.encoding), buffer_size=1 << 16)  # type: ignore[return-value]
             return f
         if kind == "gzip":
             return gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[return-value]
