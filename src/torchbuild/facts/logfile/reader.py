@@ -36,6 +36,25 @@ _MAGIC = (
 )
 
 
+def _lines_back(buf: bytearray, start: int, n: int) -> int:
+    """The offset of the line ``n`` lines before the line that starts at ``start`` in ``buf`` (0 at the most)."""
+    for _ in range(n):
+        if start == 0:
+            break
+        start = buf.rfind(b"\n", 0, start - 1) + 1
+    return start
+
+
+def _lines_forward(buf: bytearray, start: int, n: int, limit: int) -> int:
+    """The offset just past the ``n`` lines that start at ``start`` in ``buf[:limit]`` (``limit`` at the most)."""
+    for _ in range(n):
+        j = buf.find(b"\n", start, limit)
+        if j == -1:
+            return limit
+        start = j + 1
+    return start
+
+
 class LogReader:
     """A log opened for streaming; use as a context manager or call :meth:`close`.
 
@@ -383,17 +402,12 @@ class LogReader:
                             i = find(t, i + len(t), limit)
                 spans: list[tuple[int, int]] = []
                 owed = pending_after  # lines from lb_end on that must be yielded (after-context, the head)
-                if head and base + count(b"\n", 0, lb_end) <= head:
-                    owed = max(owed, head - (base + count(b"\n", 0, lb_end)) + 1)
+                if head:
+                    first_new = base + count(b"\n", 0, lb_end)  # the number of the line at lb_end
+                    if first_new <= head:
+                        owed = max(owed, head - first_new + 1)
                 if owed:
-                    e = lb_end
-                    for _ in range(owed):
-                        j = find(b"\n", e, limit)
-                        if j == -1:
-                            e = limit
-                            break
-                        e = j + 1
-                    spans.append((lb_end, e))
+                    spans.append((lb_end, _lines_forward(buf, lb_end, owed, limit)))
                     pending_after = 0
                 if positions:
                     positions.sort()
@@ -404,19 +418,10 @@ class LogReader:
                         ls = rfind(b"\n", 0, p) + 1
                         ws = ls
                         if not spans or ws > spans[-1][1]:
-                            for _ in range(before):
-                                if ws == 0:
-                                    break
-                                ws = rfind(b"\n", 0, ws - 1) + 1
+                            ws = _lines_back(buf, ws, before)
                         hit_line_end = find(b"\n", p, limit)
                         hit_line_end = limit if hit_line_end == -1 else hit_line_end
-                        we = ls
-                        for _ in range(after + 1):
-                            j = find(b"\n", we, limit)
-                            if j == -1:
-                                we = limit
-                                break
-                            we = j + 1
+                        we = _lines_forward(buf, ls, after + 1, limit)
                         if we == limit and not eof:
                             have = count(b"\n", ls, we)
                             pending_after = max(pending_after, after + 1 - have)
@@ -481,10 +486,7 @@ class LogReader:
         order, each once."""
         stop = limit - 1 if limit > 0 and buf[limit - 1] == 10 else limit
         ws = buf.rfind(b"\n", 0, stop) + 1 if limit > 0 else limit  # the start of the last line
-        for _ in range(tail - 1):
-            if ws == 0:
-                break
-            ws = buf.rfind(b"\n", 0, ws - 1) + 1
+        ws = _lines_back(buf, ws, tail - 1)
         k = base + buf.count(b"\n", 0, ws)
         have = {ln.number for ln in held}
         last: list[LogLine] = []
