@@ -80,7 +80,7 @@ class Utf16Text(io.RawIOBase):
             if self._start and text:
                 text = text.removeprefix("\ufeff")
                 self._start = False
-            self._out, self._pos = text.encode("utf-8", "surrogatepass"), 0
+            self._out, self._pos = text.encode("utf-8"), 0
         n = min(len(b), len(self._out) - self._pos)
         b[:n] = self._out[self._pos : self._pos + n]
         self._pos += n
