@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from torchbuild.actions.diagnose_log import diagnose_file
-from torchbuild.decisions.diagnose import HEAD_LINES, TAIL_LINES, TRIGGERS
+from torchbuild.decisions.diagnose import HEAD_LINES, TAIL_LINES, TRIGGERS, Cause
 from torchbuild.facts.logfile import FULL_SCAN_BYTES
 
 from .conftest import CORPUS, ROWS, assert_dev_log, causes_of, corpus_lines, diagnose_text, run_tool, write_sdist
@@ -35,6 +35,20 @@ _BUILD_OUTPUT = b"".join(
 )
 
 
+def _corpus_log(name: str) -> bytes:
+    """Corpus log ``name``'s bytes, ending with a newline (so that build output can follow it)."""
+    data = (CORPUS / name).read_bytes()
+    return data if data.endswith(b"\n") else data + b"\n"
+
+
+def _roots_alike(path) -> tuple[Cause, bool]:
+    """The root cause of the log at ``path`` read line by line, and whether the windowed scan gives the same
+    root (cause and confidence)."""
+    full = diagnose_file(path, full_scan=True).root
+    windowed = diagnose_file(path, full_scan=False).root
+    return full, (full.cause_id, full.confidence) == (windowed.cause_id, windowed.confidence)
+
+
 @pytest.mark.parametrize("where", ["after", "before"])
 def test_every_corpus_log_without_a_trigger_is_diagnosed_alike_in_a_windowed_scan(tmp_path, where):
     """Each corpus log that contains no trigger, placed after 300 lines of build output (the failure last) or
@@ -45,17 +59,13 @@ def test_every_corpus_log_without_a_trigger_is_diagnosed_alike_in_a_windowed_sca
     p = tmp_path / "x.log"
     checked = differ = longest = 0
     for name in sorted(ROWS):
-        data = (CORPUS / name).read_bytes()
+        data = _corpus_log(name)
         longest = max(longest, data.count(b"\n"))
         if any(t in data for t in TRIGGERS):
             continue
-        if not data.endswith(b"\n"):
-            data += b"\n"
         p.write_bytes(_BUILD_OUTPUT + data if where == "after" else data + _BUILD_OUTPUT)
-        full = diagnose_file(p, full_scan=True).root
-        windowed = diagnose_file(p, full_scan=False).root
         checked += 1
-        differ += (full.cause_id, full.confidence) != (windowed.cause_id, windowed.confidence)
+        differ += not _roots_alike(p)[1]
     assert longest < min(HEAD_LINES, TAIL_LINES)
     assert checked >= 300  # 348 of 2,954 logs hold none of the four triggers
     assert differ == 0, f"{differ} of {checked} logs without a trigger differ"
@@ -71,19 +81,16 @@ def test_upper_case_error_and_failed_lines_are_found_in_the_middle_of_a_large_lo
     p = tmp_path / "x.log"
     checked = differ = 0
     for name in sorted(ROWS):
-        data = (CORPUS / name).read_bytes()
+        data = _corpus_log(name)
         if b"rror" in data or b"ailed" in data or not (b"RROR" in data or b"AILED" in data):
             continue
-        if not data.endswith(b"\n"):
-            data += b"\n"
         p.write_bytes(_BUILD_OUTPUT + data + _BUILD_OUTPUT)
-        full = diagnose_file(p, full_scan=True).root
+        full, alike = _roots_alike(p)
         root_line = p.read_bytes().split(b"\n")[full.line - 1] if full.line else b""
         if not (b"RROR" in root_line or b"AILED" in root_line):
             continue
-        windowed = diagnose_file(p, full_scan=False).root
         checked += 1
-        differ += (full.cause_id, full.confidence) != (windowed.cause_id, windowed.confidence)
+        differ += not alike
     assert checked >= 40
     assert differ == 0, f"{differ} of {checked} logs differ"
 
