@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from .buffer_lines import lines_back, lines_forward, with_tail
 from .grep_hits import GrepHits, gnu_grep
 from .lines import (
     CHUNK_BYTES,
@@ -34,25 +35,6 @@ _MAGIC = (
     (b"\xfd7zXZ\x00", "xz"),
     (b"\x28\xb5\x2f\xfd", "zstd"),
 )
-
-
-def _lines_back(buf: bytearray, start: int, n: int) -> int:
-    """The offset of the line ``n`` lines before the line that starts at ``start`` in ``buf`` (0 at the most)."""
-    for _ in range(n):
-        if start == 0:
-            break
-        start = buf.rfind(b"\n", 0, start - 1) + 1
-    return start
-
-
-def _lines_forward(buf: bytearray, start: int, n: int, limit: int) -> int:
-    """The offset just past the ``n`` lines that start at ``start`` in ``buf[:limit]`` (``limit`` at the most)."""
-    for _ in range(n):
-        j = buf.find(b"\n", start, limit)
-        if j == -1:
-            return limit
-        start = j + 1
-    return start
 
 
 class LogReader:
@@ -407,7 +389,7 @@ class LogReader:
                     if first_new <= head:
                         owed = max(owed, head - first_new + 1)
                 if owed:
-                    spans.append((lb_end, _lines_forward(buf, lb_end, owed, limit)))
+                    spans.append((lb_end, lines_forward(buf, lb_end, owed, limit)))
                     pending_after = 0
                 if positions:
                     positions.sort()
@@ -418,10 +400,10 @@ class LogReader:
                         ls = rfind(b"\n", 0, p) + 1
                         ws = ls
                         if not spans or ws > spans[-1][1]:
-                            ws = _lines_back(buf, ws, before)
+                            ws = lines_back(buf, ws, before)
                         hit_line_end = find(b"\n", p, limit)
                         hit_line_end = limit if hit_line_end == -1 else hit_line_end
-                        we = _lines_forward(buf, ls, after + 1, limit)
+                        we = lines_forward(buf, ls, after + 1, limit)
                         if we == limit and not eof:
                             have = count(b"\n", ls, we)
                             pending_after = max(pending_after, after + 1 - have)
@@ -453,7 +435,7 @@ class LogReader:
                     ends_with_nl = limit == 0 or buf[limit - 1] == 10
                     self.line_count = line_at_pos - 1 if ends_with_nl else line_at_pos
                     if tail:
-                        yield from self._with_tail(held, buf, base, limit, tail, max_chars)
+                        yield from with_tail(held, buf, base, limit, tail, max_chars)
                     return
                 self.line_count = line_at_pos - 1
                 # a line held back is let go once it cannot be among the last ``tail`` lines
@@ -476,33 +458,6 @@ class LogReader:
             view.release()
             if hits is not None:
                 hits.close()
-
-    @staticmethod
-    def _with_tail(
-        held: deque[LogLine], buf: bytearray, base: int, limit: int, tail: int, max_chars: int
-    ) -> Iterator[LogLine]:
-        """At the end of :meth:`windows`: the lines ``held`` back and the last ``tail`` lines of ``buf[:limit]``
-        (whose first line is line ``base``; the look-back holds at most ``4 * MAX_LINE_BYTES`` of them), in
-        order, each once."""
-        stop = limit - 1 if limit > 0 and buf[limit - 1] == 10 else limit
-        ws = buf.rfind(b"\n", 0, stop) + 1 if limit > 0 else limit  # the start of the last line
-        ws = _lines_back(buf, ws, tail - 1)
-        k = base + buf.count(b"\n", 0, ws)
-        have = {ln.number for ln in held}
-        last: list[LogLine] = []
-        a = ws
-        while a < limit:
-            b = buf.find(b"\n", a, limit)
-            if b == -1:
-                b = limit
-            if k not in have:
-                last.append(LogLine(k, clean_line(bytes(buf[a : min(b, a + MAX_LINE_BYTES)]), max_chars)))
-            k += 1
-            a = b + 1
-        if not last:
-            yield from held
-            return
-        yield from sorted([*held, *last], key=lambda ln: ln.number)
 
     def close(self) -> None:
         """Close the file (and stop a ``zstd`` helper process, if one was started)."""
