@@ -25,7 +25,7 @@ from .classify import (
     normalize,
     unframe,
 )
-from .model import CMAKE_JOIN_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine, Evidence, Step
+from .model import CMAKE_JOIN_LINES, CONCEPT_TAIL_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine, Evidence, Step
 from .signatures import Signature, load_signatures
 
 #: An error line at least this long (characters) that no signature matched may be the first half
@@ -70,6 +70,8 @@ class Scanner:
         self._step_cmd_pending: int | None = None  # index of a ninja step waiting for its command line
         self.cur_step = -1
         self.prev: deque[Evidence] = deque(maxlen=2)
+        #: the last non-empty lines, ``(number, normalised text)``, for :mod:`.concepts`
+        self.recent: deque[tuple[int, str]] = deque(maxlen=CONCEPT_TAIL_LINES)
         self.last_no = 0
         self.examined = 0
         self._after: list[_Event] = []  # events still collecting after-context
@@ -213,6 +215,7 @@ class Scanner:
         if not body:
             self.prev.append(Evidence(number, text))
             return
+        self.recent.append((number, body))
         self._ctx.feed(body)
         if self.hints and body.startswith("-- Build files have been written"):
             # CMake's configure succeeded: its status hints ("-- Could NOT find X") did not stop

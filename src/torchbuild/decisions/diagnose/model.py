@@ -27,6 +27,9 @@ MAX_STEPS = 200
 CMAKE_JOIN_LINES = 16
 #: Lines after the first error that can belong to its root window at most.
 ROOT_WINDOW_LINES = 80
+#: The last non-empty lines of a log kept for the plain-words reading (:mod:`.concepts`) of a log
+#: whose first error no signature knows; they are tried from the end.
+CONCEPT_TAIL_LINES = 60
 #: A signature keeps a confidence of 0.7 or more only when it was the cause judged from the issue
 #: thread in at least this share of the real logs it named with such a confidence
 #: (``knowledge/data/signature_precision.toml``, made by benchmarks/realworld_calibrate.py) ...

@@ -9,7 +9,8 @@ from dataclasses import replace
 
 from ...knowledge.causes import causes as known_causes
 from ..diagnose_reasons import SignatureHit, reason
-from .classify import PY_EXCEPTION
+from .classify import PY_EXCEPTION, normalize
+from .concepts import read_lines
 from .matching import Scanner, _Event
 from .model import (
     CALIBRATED_CAP,
@@ -35,6 +36,13 @@ SURVIVED_CAP = 0.5
 #: Hints that are pip's own stage line ("Getting requirements to build wheel ... error"): they say which PEP 517
 #: hook failed, not why, so a more specific hint in the output pip quotes after the error is preferred.
 PIP_STAGE_HINTS = frozenset({"pep517-get-requires-failed"})
+
+
+#: The note of a cause read from a line's plain words (:mod:`.concepts`).
+_CONCEPT_NOTE = (
+    "No known signature matches this log; line {line} says in plain words what {cause} means, "
+    "so it is reported with low confidence."
+)
 
 
 class Diagnoser(Scanner):
@@ -71,6 +79,10 @@ class Diagnoser(Scanner):
             return Diagnosis([c], self.first_summary, stats, notes)
         if not events:
             fe = self.first_summary
+            read = self._concept(None)
+            if read is not None:
+                notes.append(_CONCEPT_NOTE.format(line=read.line, cause=read.cause_id))
+                return Diagnosis([read], fe, stats, notes)
             cause = Cause(
                 UNKNOWN,
                 0.0,
@@ -158,7 +170,12 @@ class Diagnoser(Scanner):
                         f"next to it suggests {c.cause_id}, so it is reported with low confidence."
                     )
                 else:
-                    causes.append(self._unknown(first, step))
+                    read = self._concept(first)
+                    if read is not None:
+                        causes.append(read)
+                        notes.append(_CONCEPT_NOTE.format(line=read.line, cause=read.cause_id))
+                    else:
+                        causes.append(self._unknown(first, step))
         # root over symptom: re-order or qualify with what else the log says (issue 11)
         causes, why = reason(causes, self._ctx.ctx, self._hits, self._cause_of_hit)  # type: ignore[assignment,arg-type]
         notes.extend(why)
@@ -256,6 +273,33 @@ class Diagnoser(Scanner):
     def _cause_of_hit(self, hit: SignatureHit) -> Cause | None:
         ev = next((e for e in self.events if e.line == hit.line and e.sig is not None), None)
         return self._cause(ev, ev.sig.confidence) if ev is not None else None  # type: ignore[union-attr]
+
+    def _concept(self, first: _Event | None) -> Cause | None:
+        """The cause a line states in plain words (:mod:`.concepts`), for a log whose first error
+        no signature or hint explains: the first error line, the lines around it, then the log's
+        last lines from the end.  None when no concept reads any of them."""
+        lines: list[tuple[int, str]] = []
+        if first is not None:
+            lines.append((first.line, normalize(first.text)))
+            lines.extend((e.line, normalize(e.text)) for e in (*first.after, *first.before))
+        lines.extend(reversed(self.recent))
+        found = read_lines(lines)
+        if found is None:
+            return None
+        concept, number, text = found
+        ev = _Event(number, text, first.step if first is not None and number == first.line else -1)
+        return Cause(
+            concept.cause,
+            concept.confidence,
+            number,
+            [Evidence(number, text)],
+            concept.explanation.replace("{line}", text[:300]),
+            concept.fix,
+            concept.source,
+            concept.id,
+            {},
+            self._step_of(ev),
+        )
 
     def _unknown(self, ev: _Event, step: Step | None) -> Cause:
         where = (
