@@ -17,7 +17,7 @@ import pytest
 from torchbuild.decisions.diagnose import diagnose_lines
 from torchbuild.decisions.diagnose_reasons import UNDECIDED_CAP
 
-from .conftest import ROWS
+from .conftest import ROWS, stated
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
 
@@ -439,14 +439,16 @@ def test_real_openmp_link_without_runtime_and_bash_without_nvcc(tmp_path):
 
 def test_setup_py_failing_where_it_runs_nvcc_is_the_toolkit_missing():
     """A traceback whose source line runs CUDA_HOME/bin/nvcc, ending in "file not found" (Windows'
-    text in Chinese, NVIDIA/apex#1549) or in None + str (CUDA_HOME is None, kaolin#561)."""
+    text in Chinese, NVIDIA/apex#1549) or in None + str (CUDA_HOME is None, kaolin#561): stated at 0.7, or at the
+    calibrated cap once the real-log corpus holds a log whose thread judged another cause (``stated``)."""
     code = '    raw_output = subprocess.check_output([cuda_dir + "/bin/nvcc", "-V"], universal_newlines=True)'
     for last in (
         "FileNotFoundError: [WinError 2] 系统找不到指定的文件。",
         "TypeError: unsupported operand type(s) for +: 'NoneType' and 'str'",
     ):
         d = _diag(["Traceback (most recent call last):", '  File "setup.py", line 17, in <module>', code, last])
-        assert (d.root.cause_id, d.root.confidence) == ("cuda_toolkit_not_found", 0.7), last
+        assert d.root.cause_id == "cuda_toolkit_not_found" and stated(d.root), (last, d.root.confidence)
+        assert d.root.confidence <= 0.7
     # the same exception without nvcc in the traceback stays unknown
     d = _diag(["Traceback (most recent call last):", '  File "setup.py", line 3, in <module>', last])
     assert d.root.cause_id == "unknown"
