@@ -103,6 +103,10 @@ def test_warnings_and_command_lines_are_not_read() -> None:
     cmd = "/usr/bin/c++ -DUSE_PTHREADPOOL -I/src/include -fopenmp -O2 " + "-Wall " * 30 + "-o x.o -c x.cpp not found"
     assert not readable(cmd) and read_line(cmd) is None
     assert read_line("clang: error: unsupported option '-fopenmp'").cause == "openmp_missing"  # type: ignore[union-attr]
+    # pip's resolver: MKL without a release for Windows on ARM64 is not BLAS missing (a round-B log of session 32,
+    # whose thread judged no cause; the line read as blas_not_found at the measurement)
+    pip = "ERROR: Could not find a version that satisfies the requirement mkl<=2021.4.0,>=2021.1.1; platform_system"
+    assert not readable(pip) and read_line(pip) is None
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,10 @@ _FLAG = re.compile(r"\s-[IDfWm]\S")
 #: A glog/absl log line of severity I(nfo) or W(arning): "W1127 07:41:21.701000 10261 file.py:781] ..." (the
 #: format torch's and TensorFlow's C++ logging write, https://github.com/google/glog/blob/v0.7.1/README.rst#severity-levels).
 _GLOG_NOT_ERROR = re.compile(r"^[IW]\d{4} \d\d:\d\d:\d\d")
+#: pip's resolver saying no release fits ("Could not find a version that satisfies the requirement mkl<=2021.4.0",
+#: "No matching distribution found for ..."): about which packages exist for this platform, not what the words
+#: of a row mean ("could not find" MKL is not a BLAS missing at build time).
+_PIP_RESOLVER = re.compile(r"could not find a version that satisfies|no matching distribution found", re.I)
 #: A file path: its folders are where a file lies, not words of the message ("...\\ATen\\native\\cudnn\\
 #: Conv.cpp(1207): error C2398" is not about cuDNN); a concept reads the path's last part only.
 _PATH = re.compile(r"[^\s\"'`(]*[/\\](?=[^\s\"'`]*[/\\]|[^\s\"'`/\\]+)")
@@ -77,10 +81,10 @@ class Concept:
 
 def readable(line: str) -> bool:
     """False for a line no concept may read: a warning (the word "warning" and no "error", or a glog
-    line of severity I or W), or a compiler command line (longer than :data:`COMMAND_LINE_MIN` with two
-    or more flags)."""
+    line of severity I or W), pip's resolver finding no release, or a compiler command line (longer
+    than :data:`COMMAND_LINE_MIN` with two or more flags)."""
     low = line.lower()
-    if ("warning" in low and "error" not in low) or _GLOG_NOT_ERROR.match(line):
+    if ("warning" in low and "error" not in low) or _GLOG_NOT_ERROR.match(line) or _PIP_RESOLVER.search(line):
         return False
     return not (len(line) > COMMAND_LINE_MIN and len(_FLAG.findall(line)) >= 2)
 
