@@ -301,6 +301,38 @@ def test_a_utf16_log_is_read_as_utf8_text(tmp_path, encoding, bom, kind):
             assert got == want and r.scanner is None
 
 
+@pytest.mark.parametrize("kind", ["gzip", "xz", "bz2", "zstd"])
+def test_a_compressed_utf16_log_is_read_as_utf8_text(tmp_path, kind):
+    """A PowerShell log (UTF-16LE with a BOM) that was compressed (gzip, xz, bz2, or the real zstd program) is
+    recognised after decompression and read as UTF-8 like the plain file, line by line and in windows."""
+    raw = b"\xff\xfe" + _UTF16_TEXT.encode("utf-16-le")
+    p = tmp_path / "ps.log.bin"
+    if kind == "zstd":
+        if shutil.which("zstd") is None:
+            pytest.skip("no zstd program to make a .zst file")
+        (tmp_path / "ps.log").write_bytes(raw)
+        subprocess.run(["zstd", "-q", str(tmp_path / "ps.log"), "-o", str(p)], check=True)
+    else:
+        p.write_bytes({"gzip": gzip.compress, "xz": lzma.compress, "bz2": bz2.compress}[kind](raw))
+    want = [LogLine(i + 1, t) for i, t in enumerate(_UTF16_TEXT.replace("\r\n", "\n").split("\n"))]
+    with open_log(p, chunk_bytes=4097) as r:
+        assert (r.compression, r.encoding) == (kind, "utf-16-le")
+        assert list(r.lines()) == want and not r.binary
+    with open_log(p) as r:
+        assert list(r.windows([b"fatal"], before=1, after=0, tail=2)) == want
+
+
+def test_a_compressed_utf8_log_keeps_its_bytes(tmp_path):
+    """The first bytes taken to look for UTF-16 are put back: a compressed UTF-8 log reads as before, to its
+    last byte, including one shorter than those 8 bytes."""
+    for data, want in ((b"ab", ["ab"]), ("caf\u00e9 error: x\n".encode() * 3, ["caf\u00e9 error: x"] * 3)):
+        p = tmp_path / "u.gz"
+        p.write_bytes(gzip.compress(data))
+        with open_log(p) as r:
+            assert [t for _, t in r.lines()] == want
+            assert r.encoding is None and r.bytes_read == len(data)
+
+
 def test_utf16_is_told_apart_from_other_bytes():
     """utf16_kind: BOMs of both byte orders, BOM-less ASCII with NULs beside it, and what is not UTF-16 (plain
     ASCII, UTF-8 with its BOM, a UTF-32 BOM, binary data)."""

@@ -44,8 +44,9 @@ class LogReader:
 
     * ``name`` (str): the path as given, or ``"-"`` for standard input;
     * ``compression`` (str | None): ``"gzip"``, ``"xz"``, ``"bz2"``, ``"zstd"`` or None;
-    * ``encoding`` (str | None): ``"utf-16-le"`` or ``"utf-16-be"`` for a plain log (or standard input) in
-      UTF-16 (:func:`~.streams.utf16_kind`), which is read as UTF-8; None when the bytes are read as they are;
+    * ``encoding`` (str | None): ``"utf-16-le"`` or ``"utf-16-be"`` for a log in UTF-16 (a file, compressed
+      or not, or standard input; :func:`~.streams.utf16_kind`), which is read as UTF-8; None when the bytes
+      are read as they are;
     * ``bytes_read`` (int, bytes): decompressed (and decoded) bytes read so far;
     * ``line_count`` (int): lines read so far (a last line without ``\\n`` counts);
     * ``binary`` (bool): the first 64 KiB look like binary data (NUL or control
@@ -122,12 +123,26 @@ class LogReader:
                 return io.BufferedReader(Utf16Text(f, self.encoding), buffer_size=1 << 16)  # type: ignore[return-value]
             return f
         if kind == "gzip":
-            return gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[return-value]
+            return self._text_of(gzip.GzipFile(fileobj=f, mode="rb"))  # type: ignore[arg-type]
         if kind == "xz":
-            return lzma.LZMAFile(f, mode="rb")  # type: ignore[return-value]
+            return self._text_of(lzma.LZMAFile(f, mode="rb"))  # type: ignore[arg-type]
         if kind == "bz2":
-            return bz2.BZ2File(f, mode="rb")  # type: ignore[return-value]
-        return self._open_zstd(f, path)
+            return self._text_of(bz2.BZ2File(f, mode="rb"))  # type: ignore[arg-type]
+        return self._text_of(self._open_zstd(f, path))
+
+    def _text_of(self, d: BinaryIO) -> BinaryIO:
+        """The decompressed stream ``d``, UTF-16 text in it (recognised on its first 8 bytes by
+        :func:`~.streams.utf16_kind`, as on a plain file) read as UTF-8; sets :attr:`encoding`.  A stream
+        that cannot be read from its start is returned as it is: :meth:`_chunks` reports its error."""
+        try:
+            head = d.read(8)
+        except (OSError, EOFError, ValueError, lzma.LZMAError):
+            return d
+        self.encoding = utf16_kind(head)
+        base = io.BufferedReader(Prepend(head, d), buffer_size=1 << 16)  # type: ignore[arg-type]
+        if self.encoding is None:
+            return base  # type: ignore[return-value]
+        return io.BufferedReader(Utf16Text(base, self.encoding), buffer_size=1 << 16)  # type: ignore[return-value]
 
     def _open_zstd(self, f: BinaryIO, path: Path | None) -> BinaryIO:
         try:  # Python 3.14+
