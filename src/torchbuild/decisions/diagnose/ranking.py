@@ -287,18 +287,17 @@ class Diagnoser(Scanner):
         if found is None:
             return None
         concept, number, text = found
-        ev = _Event(number, text, first.step if first is not None and number == first.line else -1)
         return Cause(
             concept.cause,
             concept.confidence,
             number,
             [Evidence(number, text)],
-            concept.explanation.replace("{line}", text[:300]),
+            _fill(concept.explanation, {"line": text[:300]}),
             concept.fix,
             concept.source,
             concept.id,
             {},
-            self._step_of(ev),
+            self._step_of(first) if first is not None and number == first.line else None,
         )
 
     def _unknown(self, ev: _Event, step: Step | None) -> Cause:
