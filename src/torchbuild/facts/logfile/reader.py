@@ -118,10 +118,7 @@ class LogReader:
             kind = "bz2"
         self.compression = kind
         if kind is None:
-            self.encoding = utf16_kind(head)
-            if self.encoding is not None:
-                return io.BufferedReader(Utf16Text(f, self.encoding), buffer_size=1 << 16)  # type: ignore[return-value]
-            return f
+            return self._decoded(f, head)
         if kind == "gzip":
             return self._text_of(gzip.GzipFile(fileobj=f, mode="rb"))  # type: ignore[arg-type]
         if kind == "xz":
@@ -138,11 +135,15 @@ class LogReader:
             head = d.read(8)
         except (OSError, EOFError, ValueError, lzma.LZMAError):
             return d
+        return self._decoded(io.BufferedReader(Prepend(head, d), buffer_size=1 << 16), head)  # type: ignore[arg-type]
+
+    def _decoded(self, f: BinaryIO, head: bytes) -> BinaryIO:
+        """``f`` (whose first bytes are ``head``) read as UTF-8: UTF-16 text (:func:`~.streams.utf16_kind`)
+        decoded, anything else as it is; sets :attr:`encoding`."""
         self.encoding = utf16_kind(head)
-        base = io.BufferedReader(Prepend(head, d), buffer_size=1 << 16)  # type: ignore[arg-type]
         if self.encoding is None:
-            return base  # type: ignore[return-value]
-        return io.BufferedReader(Utf16Text(base, self.encoding), buffer_size=1 << 16)  # type: ignore[return-value]
+            return f
+        return io.BufferedReader(Utf16Text(f, self.encoding), buffer_size=1 << 16)  # type: ignore[return-value]
 
     def _open_zstd(self, f: BinaryIO, path: Path | None) -> BinaryIO:
         try:  # Python 3.14+
