@@ -45,6 +45,7 @@ GATE: tuple[str, ...] = (
     "mismatch",
     "nknown",
     "too old",
+    "utdated",  # JAX's CUDA plugin: "Outdated cuDNN installation found." (knowledge: jax-outdated-cudnn)
     "ould NOT",
     "ould not",
     "does not",
