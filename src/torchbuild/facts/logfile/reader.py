@@ -11,12 +11,10 @@ import os
 import shutil
 import subprocess
 import sys
-from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from .buffer_lines import lines_back, lines_forward, with_tail
 from .grep_hits import GrepHits, gnu_grep
 from .lines import (
     CHUNK_BYTES,
@@ -29,6 +27,7 @@ from .lines import (
     clean_line,
 )
 from .streams import Prepend, Utf16Text, utf16_kind
+from .window_scan import WindowScan
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
@@ -327,153 +326,24 @@ class LogReader:
         a line longer than a chunk on, or when grep fails, the rest is searched here.
         """
         trig = tuple(triggers)
-        keep_lines = max(before, tail)
         if grep is not False:
             self.prefetch(trig)  # keeps a search prefetched for these triggers
         hits, self._hits = self._hits, None
         if hits is not None and grep is False:
             hits.close()
             hits = None
-        self.scanner = hits.command if hits is not None else None
-        size = self._chunk
-        buf = bytearray(2 * size + 8 * MAX_LINE_BYTES)
-        view = memoryview(buf)
-        base = 1  # line number of the line that starts at buf[0]
-        lb_end = 0  # buf[0:lb_end]: look-back lines (complete, already scanned)
-        end = 0  # buf[lb_end:end]: the unfinished line and new data
-        long_line = False  # buf[lb_end:end] starts with a line already cut down
-        delivered = 0  # highest line number yielded (or held back)
-        held: deque[LogLine] = deque()  # window lines held back while they may be among the last ``tail``
-        pending_after = 0  # lines still owed after a hit near the end of the last round
-        find, count, rfind = buf.find, buf.count, buf.rfind
-        try:
-            while True:
-                n = self._readinto(view[end : end + size])
-                eof = n == 0
-                new = end
-                end += n
-                if eof:
-                    limit = end
-                else:
-                    nl = rfind(b"\n", new, end)
-                    if nl == -1 or long_line:
-                        first_nl = find(b"\n", new, end) if long_line else nl
-                        if first_nl == -1:
-                            if end - lb_end > size or long_line:
-                                if hits is not None:  # cut lines shift offsets: search here from now on
-                                    hits.close()
-                                    hits, self.scanner = None, None
-                                # a line longer than a chunk: keep it cut down
-                                cut = _extend(
-                                    bytes(buf[lb_end:new]) if long_line else b"",
-                                    bytes(buf[new if long_line else lb_end : end]),
-                                )
-                                buf[lb_end : lb_end + len(cut)] = cut
-                                end = lb_end + len(cut)
-                                long_line = True
-                            continue
-                        if long_line:
-                            cut = _extend(bytes(buf[lb_end:new]), bytes(buf[new:first_nl]))
-                            rest = bytes(buf[first_nl:end])
-                            buf[lb_end : lb_end + len(cut)] = cut
-                            buf[lb_end + len(cut) : lb_end + len(cut) + len(rest)] = rest
-                            end = lb_end + len(cut) + len(rest)
-                            long_line = False
-                            nl = rfind(b"\n", lb_end, end)
-                    limit = nl + 1
-                # scan buf[lb_end:limit] (new complete lines); buf[limit:end] waits
-                positions: list[int] | None = None
-                if hits is not None:
-                    shift = self.bytes_read - end  # file offset of buf[0]
-                    found = hits.upto(shift + limit)
-                    if found is None:  # grep failed: search here from now on
-                        hits.close()
-                        hits, self.scanner = None, None
-                    else:
-                        positions = [o - shift for o in found if o - shift >= lb_end]
-                if positions is None:
-                    positions = []
-                    for t in trig:
-                        i = find(t, lb_end, limit)
-                        while i != -1:
-                            positions.append(i)
-                            i = find(t, i + len(t), limit)
-                spans: list[tuple[int, int]] = []
-                owed = pending_after  # lines from lb_end on that must be yielded (after-context, the head)
-                if head:
-                    first_new = base + count(b"\n", 0, lb_end)  # the number of the line at lb_end
-                    if first_new <= head:
-                        owed = max(owed, head - first_new + 1)
-                if owed:
-                    spans.append((lb_end, lines_forward(buf, lb_end, owed, limit)))
-                    pending_after = 0
-                if positions:
-                    positions.sort()
-                    hit_line_end = -1  # end of the last hit's line: more hits in it add nothing
-                    for p in positions:
-                        if p < hit_line_end:
-                            continue
-                        ls = rfind(b"\n", 0, p) + 1
-                        ws = ls
-                        if not spans or ws > spans[-1][1]:
-                            ws = lines_back(buf, ws, before)
-                        hit_line_end = find(b"\n", p, limit)
-                        hit_line_end = limit if hit_line_end == -1 else hit_line_end
-                        we = lines_forward(buf, ls, after + 1, limit)
-                        if we == limit and not eof:
-                            have = count(b"\n", ls, we)
-                            pending_after = max(pending_after, after + 1 - have)
-                        if spans and ws <= spans[-1][1]:
-                            spans[-1] = (spans[-1][0], max(spans[-1][1], we))
-                        else:
-                            spans.append((ws, we))
-                pos, line_at_pos = 0, base
-                for s0, e0 in spans:
-                    line_at_pos += count(b"\n", pos, s0)
-                    pos = s0
-                    k = line_at_pos
-                    a = s0
-                    while a < e0:
-                        b = find(b"\n", a, e0)
-                        if b == -1:
-                            b = e0
-                        if k > delivered:
-                            raw = bytes(buf[a : min(b, a + MAX_LINE_BYTES)])
-                            if tail:
-                                held.append(LogLine(k, clean_line(raw, max_chars)))
-                            else:
-                                yield LogLine(k, clean_line(raw, max_chars))
-                            delivered = k
-                        k += 1
-                        a = b + 1
-                line_at_pos += count(b"\n", pos, limit)  # line number at ``limit``
-                if eof:
-                    ends_with_nl = limit == 0 or buf[limit - 1] == 10
-                    self.line_count = line_at_pos - 1 if ends_with_nl else line_at_pos
-                    if tail:
-                        yield from with_tail(held, buf, base, limit, tail, max_chars)
-                    return
-                self.line_count = line_at_pos - 1
-                # a line held back is let go once it cannot be among the last ``tail`` lines
-                while held and held[0].number < line_at_pos - tail:
-                    yield held.popleft()
-                # keep the last ``before`` (or ``tail``) lines (look-back) and the unfinished line
-                ts, k = limit, 0
-                while k < keep_lines and ts > 0:
-                    back = rfind(b"\n", 0, ts - 1) + 1
-                    if limit - back > 4 * MAX_LINE_BYTES:  # as many whole lines as fit in the bound
-                        break
-                    ts = back
-                    k += 1
-                keep = end - ts
-                buf[0:keep] = bytes(view[ts:end])  # small: look-back + unfinished line
-                base = line_at_pos - k
-                lb_end = limit - ts
-                end = keep
-        finally:
-            view.release()
-            if hits is not None:
-                hits.close()
+        yield from WindowScan(
+            self,
+            self._readinto,
+            trig,
+            hits,
+            chunk=self._chunk,
+            before=before,
+            after=after,
+            head=head,
+            tail=tail,
+            max_chars=max_chars,
+        ).lines()
 
     def close(self) -> None:
         """Close the file (and stop a ``zstd`` helper process, if one was started)."""
