@@ -45,6 +45,7 @@ GATE: tuple[str, ...] = (
     "mismatch",
     "nknown",
     "too old",
+    "find Python.h",  # torch.compile's C++ builder: "UserWarning: Can't find Python.h in /usr/include/python3.12"
     "utdated",  # JAX's CUDA plugin: "Outdated cuDNN installation found." (knowledge: jax-outdated-cudnn)
     "ould NOT",
     "ould not",
