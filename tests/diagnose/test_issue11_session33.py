@@ -107,3 +107,20 @@ def test_torch_compile_missing_python_h_warning_is_a_hint() -> None:
     assert conf <= 0.5
     d = diagnose_list([line, "x.cu:1:10: fatal error: cuda_runtime.h: No such file or directory"])
     assert d.root.line == 2 and d.root.cause_id != "python_headers_missing", causes_of(d)
+
+
+def test_msvc_lower_case_python_h_is_the_missing_headers() -> None:
+    """MSVC on Windows (case-insensitive file names) reports the header as the code spells it: "Cannot open include
+    file: 'python.h'" (ufrisk/LeechCore#10, an embeddable Python without an include folder) is the missing Python
+    headers, like 'Python.h'."""
+    line = r"C:\temp\leechcorepyc.c(12,10): fatal error C1083: Cannot open include file: 'python.h': No such"
+    assert _root([line])[:2] == ("python_headers_missing", "python-h-missing")
+
+
+def test_a_bare_time_stamp_before_each_line_is_a_ci_prefix() -> None:
+    """PyTorch's CircleCI logs of 2019 put "May 23 16:18:47 " before every line (pytorch/pytorch#20865): the line
+    behind it is diagnosed as it would be alone."""
+    bare = ["Traceback (most recent call last):", "ModuleNotFoundError: No module named 'torch._C'"]
+    stamped = [f"May 23 16:18:47 {line}" for line in bare]
+    assert _root(stamped) == _root(bare)
+    assert _root(stamped)[0] == "import_from_source_dir"
