@@ -182,11 +182,9 @@ def _ci_stamp(space: str) -> str:
         r"|(?:[^\t\n]{1,300}\t[^\t\n]{1,300}\t)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"
         r"|#\d+ \d+\.\d+ "  # docker buildkit
         # journalctl's default output ("short": "mostly identical to the formatting of classic syslog files",
-        # journalctl(1) of systemd 252): "May 01 12:00:00 host unit[1234]: "
-        r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ [\w.@/-]+(?:\[\d+\])?: "
-        # the same time stamp alone before each line, as PyTorch's CircleCI logs of 2019 show it ("May 23 16:18:47
-        # ImportError: ..."; issue 11 batch 325 dev)
-        r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d "
+        # journalctl(1) of systemd 252): "May 01 12:00:00 host unit[1234]: "; the same time stamp alone, as
+        # PyTorch's CircleCI logs of 2019 show it ("May 23 16:18:47 ImportError: ..."; issue 11 batch 325 dev)
+        r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d (?:[\w.-]+ [\w.@/-]+(?:\[\d+\])?: )?"
         # docker compose's service prefix: "<service>-<n>  | " (Compose v2), "<project>_<service>_<n>  | " (v1)
         r"|[A-Za-z][\w.-]*?[-_]\d+\s+\| "
         # [2024-01-01 12:00:00]; Jenkins' Timestamper: [2024-10-17T00:05:34.680Z] (ROCm/pytorch#1640,
