@@ -76,10 +76,16 @@ class WindowScan:
 
     def stop_grep(self) -> None:
         """Stop the grep search (if any): from now on the triggers are searched here."""
-        if self.hits is not None:
-            self.hits.close()
-            self.hits = None
+        if self._close_grep():
             self.reader.scanner = None
+
+    def _close_grep(self) -> bool:
+        """Close the grep process, if one runs; whether one did.  ``reader.scanner`` is left as it is."""
+        if self.hits is None:
+            return False
+        self.hits.close()
+        self.hits = None
+        return True
 
     def lines(self) -> Iterator[LogLine]:
         """The lines of the windows, in order, each once; ``reader.line_count`` is exact at the end.
@@ -94,11 +100,10 @@ class WindowScan:
         held: deque[LogLine] = deque()  # window lines held back while they may be among the last ``tail``
         try:
             while True:
-                limit = self._fill(view)
-                if limit is None:
+                filled = self._fill(view)
+                if filled is None:
                     continue
-                eof = limit < 0
-                limit = -limit - 1 if eof else limit
+                limit, eof = filled
                 spans = self._spans(self._positions(limit), limit, eof)
                 pos, line_at_pos = 0, self.base
                 for s0, e0 in spans:
@@ -133,26 +138,24 @@ class WindowScan:
                 self._keep_look_back(view, limit, line_at_pos)
         finally:
             view.release()
-            if self.hits is not None:  # done: ``scanner`` keeps the command that found the triggers
-                self.hits.close()
-                self.hits = None
+            self._close_grep()  # done: ``scanner`` keeps the command that found the triggers
 
-    def _fill(self, view: memoryview) -> int | None:
+    def _fill(self, view: memoryview) -> tuple[int, bool] | None:
         """Read the next chunk after the kept bytes.
 
-        :returns: ``limit``, the end of the complete lines now in ``buf[lb_end:limit]`` (the rest waits for
-            the next chunk); ``-limit - 1`` at the end of the log (every byte then counts as read); None when
-            the chunk ended inside a line, which is kept (cut down once longer than a chunk) for the next one.
+        :returns: ``(limit, eof)``: ``limit`` is the end of the complete lines now in ``buf[lb_end:limit]`` (the
+            rest waits for the next chunk); at the end of the log (``eof``) every byte counts.  None when the chunk
+            ended inside a line, which is kept (cut down once longer than a chunk) for the next one.
         """
         buf, lb_end, size = self.buf, self.lb_end, self.size
         new = self.end
         n = self.readinto(view[new : new + size])
         end = self.end = new + n
         if n == 0:
-            return -end - 1
+            return end, True
         nl = buf.rfind(b"\n", new, end)
         if nl != -1 and not self.long_line:
-            return nl + 1
+            return nl + 1, False
         first_nl = buf.find(b"\n", new, end) if self.long_line else nl
         if first_nl == -1:
             if end - lb_end > size or self.long_line:
@@ -174,7 +177,7 @@ class WindowScan:
             self.end = lb_end + len(cut) + len(rest)
             self.long_line = False
             nl = buf.rfind(b"\n", lb_end, self.end)
-        return nl + 1
+        return nl + 1, False
 
     def _positions(self, limit: int) -> list[int]:
         """The buffer offsets of the triggers in ``buf[lb_end:limit]`` (unsorted), from grep while it runs."""
