@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ...knowledge import rows
+from ...knowledge import KnowledgeError, rows
 from ..diagnose_triggers import HEAD_LINES as HEAD_LINES  # re-exported: its home is light to import
 from ..diagnose_triggers import TAIL_LINES as TAIL_LINES
 from ..diagnose_triggers import TRIGGERS as TRIGGERS
@@ -355,8 +355,46 @@ def delocalize(text: str) -> str:
     -> "fatal error: cuda.h: No such file or directory"), so that the signatures, written from
     English output, match a log built under LANG=zh_CN, ru_RU, ja_JP...  The texts come from
     the gettext catalogs the tools ship (scripts/gen-localized-messages)."""
+    for rx_p, english in _patterns():
+        text = rx_p.sub(english, text)
     rx, table = _localized()
     return rx.sub(lambda m: table[m.group(0)], text)
+
+
+#: quotes a translation may put around a placeholder ("‘%s’", "« %s »", "“%s”", "`%s'")
+_QUOTES = "'\"`‘’«»“”„「」"
+
+
+def _literal(text: str) -> str:
+    """A regex for ``text`` in which each run of white space (French puts no-break spaces inside
+    « ») matches any run of white space."""
+    return r"\s+".join(re.escape(part) for part in re.split(r"\s+", text))
+
+
+@functools.lru_cache(maxsize=2)
+def _patterns(ascii_only: bool = False) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The ``[[pattern]]`` rows of knowledge/data/localized.toml (messages whose translation moves
+    their one placeholder, such as GNU ld's "对‘%s’未定义的引用" for "undefined reference to `%s'")
+    as ``(regex, English replacement)``; ``ascii_only``: only the translations that are ASCII.
+
+    The placeholder matches any text up to the quote after it ("对‘operator delete(void*)’..."), or
+    one word where no quote follows it ("找不到 -lc10_cuda").
+
+    :raises KnowledgeError: a row whose texts do not each hold ``%s`` exactly once.
+    """
+    out = []
+    for r in rows("localized", "pattern"):
+        local, english = r["localized"], r["english"]
+        if local.count("%s") != 1 or english.count("%s") != 1:
+            raise KnowledgeError(f"localized.toml: pattern {local!r}: each text must hold %s exactly once")
+        if ascii_only and not local.isascii():
+            continue
+        before, after = local.split("%s")
+        quote = after.strip()[:1]
+        arg = r"(.+?)" if quote and quote in _QUOTES else r"(\S+)"
+        rx = re.compile(_literal(before) + arg + _literal(after))
+        out.append((rx, english.replace("\\", "\\\\").replace("%s", r"\1")))
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=1)
@@ -373,6 +411,10 @@ def gate() -> tuple[str, ...]:
         for r in rows("localized", "text")
         if r.get("ascii") and r["english"] != "warning: "  # a warning is never the failure
     }
+    for r in rows("localized", "pattern"):
+        if r["localized"].isascii():
+            # the longest fixed part ("no se puede encontrar %s" -> "no se puede encontrar")
+            words.add(max((p.strip(" :`'\"") for p in r["localized"].split("%s")), key=len))
     return GATE + tuple(sorted(w for w in words if w and not any(g in w for g in GATE)))
 
 
@@ -383,6 +425,8 @@ def delocalize_ascii(text: str) -> str:
     directory".  Only the rows of knowledge/data/localized.toml marked ``ascii``; :func:`normalize`
     leaves ASCII lines alone so that an English log is scanned at grep speed, and the scanner calls
     this only on the lines its gate lets through."""
+    for rx_p, english in _patterns(ascii_only=True):
+        text = rx_p.sub(english, text)
     rx, table = _localized(ascii_only=True)
     return rx.sub(lambda m: table[m.group(0)], text)
 
