@@ -111,3 +111,81 @@ def test_triton_helper_build_names_the_compiler_message_when_the_log_has_it():
     alone = diagnose_text(TRITON)
     assert alone.root.cause_id == "system_library_missing"
     assert alone.root.confidence <= 0.6
+
+
+# Rows written from round A's held-out misses, after the measurement (listed as such, not as carry-over).
+
+
+def _git(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env_args = ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "protocol.file.allow=always"]
+    return subprocess.run(["git", *env_args, *args], cwd=cwd, capture_output=True, text=True, check=False)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_submodule_whose_repository_is_gone_is_source_fetch_failed(tmp_path: Path):
+    """A recursive clone whose submodule's repository no longer exists (Caffe2's eigen: facebookarchive/caffe2#2543,
+    facebookresearch/video-nonlocal-net#39), made with real git: the whole output, and git submodule's summary
+    line alone (all one thread kept), name source_fetch_failed."""
+    _git("init", "-q", "sub", cwd=tmp_path)
+    _git("commit", "-q", "--allow-empty", "-m", "s", cwd=tmp_path / "sub")
+    _git("init", "-q", "top", cwd=tmp_path)
+    top = tmp_path / "top"
+    _git("submodule", "add", "-q", str(tmp_path / "sub"), "third_party/eigen", cwd=top)
+    _git("config", "-f", ".gitmodules", "submodule.third_party/eigen.url", str(tmp_path / "gone"), cwd=top)
+    _git("commit", "-q", "-am", "t", cwd=top)
+    out = _git("clone", "-q", "--recursive", str(top), str(tmp_path / "clone"), cwd=tmp_path)
+    assert out.returncode != 0 and "Failed to clone 'third_party/eigen'" in out.stderr, out.stderr
+    assert diagnose_text(out.stderr).root.cause_id == "source_fetch_failed"
+    summary = [line for line in out.stderr.splitlines() if line.startswith("Failed to clone")]
+    assert diagnose_text(summary[0]).root.cause_id == "source_fetch_failed"
+    first = out.stderr.splitlines()[0]  # "fatal: repository '/tmp/.../gone' does not exist"
+    assert diagnose_text(first).root.cause_id == "source_fetch_failed"
+
+
+@pytest.mark.parametrize(
+    ("log", "cause"),
+    [
+        # pytorch/pytorch#82831: protoc's generated code against another protobuf's headers
+        (
+            "/Users/u/pytorch/build/third_party/onnx/onnx/onnx_onnx_torch-ml.pb.h:5836:19: error: no member named "
+            "'ReleaseNonDefault' in 'google::protobuf::internal::ArenaStringPtr'",
+            "protobuf_conflict",
+        ),
+        # CoinCheung/BiSeNet#11: CUDA_HOME set like PATH
+        (
+            "RuntimeError: Error building extension 'inplace_abn': [1/5] "
+            ":/usr/local/cuda-9.0:/usr/local/cuda-9.0/bin/nvcc -DTORCH_EXTENSION_NAME=inplace_abn "
+            "-c inplace_abn_cuda.cu -o inplace_abn_cuda.cuda.o\n"
+            "FAILED: inplace_abn_cuda.cuda.o",
+            "cuda_toolkit_not_found",
+        ),
+        # pyg-team/pytorch_geometric#636: g++'s std::string (Ss) in a macOS extension
+        (
+            "ImportError: dlopen(x.so, 2): Symbol not found: __ZN3c105ErrorC1ENS_14SourceLocationERKSs",
+            "cxx_abi_mismatch",
+        ),
+        # KoljaB/RealtimeTTS#138: ctypes' message cut after the folder
+        (
+            "    self._handle = _dlopen(self._name, mode)\n"
+            "FileNotFoundError: Could not find module 'C:\\Users\\u\\.venv\\Lib\\site-packages\\torio\\lib\\",
+            "shared_library_not_found",
+        ),
+    ],
+)
+def test_rows_from_round_a_misses(log: str, cause: str):
+    """The held-out misses' own lines, each from its thread, name the thread's cause."""
+    assert diagnose_text(log).root.cause_id == cause
+
+
+def test_a_windows_nvcc_path_is_not_a_path_list():
+    """A Windows toolkit path ("C:/CUDA/v11.8/bin/nvcc", a drive letter's colon) is not CUDA_HOME holding a list."""
+    d = diagnose_text("[1/3] C:/CUDA/v11.8/bin/nvcc --use-local-env -c a.cu -o a.o\nFAILED: a.o")
+    assert d.root.cause_id != "cuda_toolkit_not_found"
+
+
+def test_a_libcxx_string_symbol_on_macos_stays_an_extension_of_another_torch():
+    """libc++'s std::string (NSt3__112basic_string) in a missing macOS symbol is not g++'s: the extension of
+    another torch release, as before."""
+    libcxx = "__ZN3c105ErrorC1ENS_14SourceLocationERKNSt3__112basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEEE"
+    d = diagnose_text(f"ImportError: dlopen(x.so, 2): Symbol not found: {libcxx}")
+    assert d.root.cause_id == "torch_extension_mismatch"
