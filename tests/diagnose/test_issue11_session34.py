@@ -189,3 +189,40 @@ def test_a_libcxx_string_symbol_on_macos_stays_an_extension_of_another_torch():
     libcxx = "__ZN3c105ErrorC1ENS_14SourceLocationERKNSt3__112basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEEE"
     d = diagnose_text(f"ImportError: dlopen(x.so, 2): Symbol not found: {libcxx}")
     assert d.root.cause_id == "torch_extension_mismatch"
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+def test_a_cuda_imported_target_that_cmake_did_not_define_is_an_incomplete_toolkit(tmp_path: Path):
+    """A target linking CUDA::nvrtc that FindCUDAToolkit did not create (conda's cuda-nvcc alone:
+    PASSIONLab/OpenEquivariance#208, session 33's round B miss), with the real cmake's message: the
+    toolkit lacks the library.  The thread's one-line paste names the same."""
+    (tmp_path / "a.c").write_text("int f(void) { return 0; }\n")
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(x C)\n"
+        "add_library(x SHARED a.c)\ntarget_link_libraries(x PRIVATE CUDA::nvrtc)\n"
+    )
+    out = subprocess.run(
+        ["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "build")], capture_output=True, text=True, check=False
+    )
+    assert out.returncode != 0 and "but the target was not found" in out.stderr, out.stderr
+    d = diagnose_text(out.stdout + out.stderr)
+    assert d.root.cause_id == "cuda_toolkit_incomplete"
+    assert "CUDA::nvrtc" in d.root.explanation
+    one_line = "target_link_libraries ... CUDA::nvrtc but the target was not found"
+    assert diagnose_text(one_line).root.cause_id == "cuda_toolkit_incomplete"
+
+
+def test_nvlink_on_glibcs_empty_libpthread_stub_is_a_cuda_too_old():
+    """CUDA 11.3's nvlink on a glibc whose libpthread.a is an empty stub (chrismile/CloudRendering#8)."""
+    line = "nvlink fatal   : Could not open input file '/usr/lib/x86_64-linux-gnu/libpthread.a'"
+    assert diagnose_text(line).root.cause_id == "cuda_toolkit_too_old"
+
+
+@pytest.mark.parametrize("tool", ["nvlink", "fatbinary"])
+def test_the_cuda_toolchains_fatal_lines_are_errors(tool: str):
+    """nvlink's and fatbinary's "fatal :" lines are error lines as nvcc's are: a message no row knows is reported
+    as the first error, not as a log with no error line."""
+    d = diagnose_text(f"{tool} fatal   : Some message no row knows about 'x.o'")
+    assert d.root.cause_id == "unknown"
+    assert d.root.line == 1
+    assert "No error line" not in d.root.explanation

@@ -257,7 +257,7 @@ _ERROR = re.compile(
     (?:^|[\s:)\]])(?:fatal\ )?error(?:\ [A-Z]{1,4}\d{1,5})?\s*:
   | ^(?:fatal\ )?error\b
   | ^ERROR:
-  | \bnvcc\ (?:fatal|error)\s*:
+  | \b(?:nvcc|nvlink|fatbinary)\ (?:fatal|error)\s*:                 # the CUDA toolchain's programs
   | ^ptxas\ (?:fatal|error)
   | ^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)                  # Python exception line
   | ^CMake\ Error
