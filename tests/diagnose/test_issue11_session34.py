@@ -226,3 +226,26 @@ def test_the_cuda_toolchains_fatal_lines_are_errors(tool: str):
     assert d.root.cause_id == "unknown"
     assert d.root.line == 1
     assert "No error line" not in d.root.explanation
+
+
+# Rows written from round B's held-out misses, after its measurement.
+
+
+@pytest.mark.parametrize(
+    ("log", "cause"),
+    [
+        # tianzhi0549/FCOS#21: the strerror text in lower case (a retyped or Go-style message); "no such file" gates it
+        ("/usr/local/cuda/bin/nvcc: no such file or directory", "cuda_toolkit_not_found"),
+        # Unity-Technologies/ml-agents#5826: numpy 1.21.2 pinned on Python 3.10, built from its sdist
+        (
+            "  × Building wheel for numpy (pyproject.toml) did not run successfully.\n"
+            "      setup.py:63: RuntimeWarning: NumPy 1.21.2 may not yet support Python 3.10.\n"
+            "      TypeError: CCompiler_spawn() got an unexpected keyword argument 'env'\n"
+            "  ERROR: Failed building wheel for numpy",
+            "dependency_version_conflict",
+        ),
+    ],
+)
+def test_rows_from_round_b_misses(log: str, cause: str):
+    """Round B's held-out misses' own lines name the thread's cause."""
+    assert diagnose_text(log).root.cause_id == cause

@@ -39,6 +39,7 @@ GATE: tuple[str, ...] = (
     "Traceback",
     "annot",  # "cannot", "Cannot" (at a line's end too)
     "No such file",
+    "no such file",  # Go's and Docker's strerror text, a retyped message ("/usr/local/cuda/bin/nvcc: no such file ...")
     "No module",
     "nsupported",
     "required",
