@@ -354,8 +354,10 @@ def delocalize(text: str) -> str:
     """``text`` with every translated tool message of knowledge/data/localized.toml replaced by
     its English msgid, and CJK full-width colons by ``": "`` ("致命错误：cuda.h：没有那个文件或目录"
     -> "fatal error: cuda.h: No such file or directory"), so that the signatures, written from
-    English output, match a log built under LANG=zh_CN, ru_RU, ja_JP...  The texts come from
-    the gettext catalogs the tools ship (scripts/gen-localized-messages)."""
+    English output, match a log built under LANG=zh_CN, ru_RU, ja_JP...  The linker's messages that
+    move their symbol or library (the ``[[pattern]]`` rows: "对‘X’未定义的引用" -> "undefined reference
+    to `X'") are put back first.  The texts come from the gettext catalogs the tools ship
+    (scripts/gen-localized-messages)."""
     for rx_p, english in _patterns():
         text = rx_p.sub(english, text)
     rx, table = _localized()
@@ -394,7 +396,7 @@ def _patterns(ascii_only: bool = False) -> tuple[tuple[re.Pattern[str], str], ..
         quote = after.strip()[:1]
         arg = r"(.+?)" if quote and quote in _QUOTES else r"(\S+)"
         rx = re.compile(_literal(before) + arg + _literal(after))
-        out.append((rx, english.replace("\\", "\\\\").replace("%s", r"\1")))
+        out.append((rx, english.replace("\\", "\\\\").replace("%s", r"\g<1>")))
     return tuple(out)
 
 
@@ -402,8 +404,9 @@ def _patterns(ascii_only: bool = False) -> tuple[tuple[re.Pattern[str], str], ..
 def gate() -> tuple[str, ...]:
     """:data:`GATE` and the ASCII translations of knowledge/data/localized.toml (``ascii`` rows,
     without the ": " they may start with): "bash: nvcc: orden no encontrada" or "cat: x.h: Datei
-    oder Verzeichnis nicht gefunden" is examined like its English form.  A new ASCII row of that
-    file extends the gate by itself.
+    oder Verzeichnis nicht gefunden" is examined like its English form; an ASCII ``[[pattern]]`` row
+    adds the longest fixed part of its text ("referencia a `%s' sin definir" -> "referencia a").  A new
+    ASCII row of that file extends the gate by itself.
 
     :returns: the words (case-sensitive substrings) one of which a line must contain to be examined.
     """
