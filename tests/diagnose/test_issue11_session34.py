@@ -249,3 +249,10 @@ def test_the_cuda_toolchains_fatal_lines_are_errors(tool: str):
 def test_rows_from_round_b_misses(log: str, cause: str):
     """Round B's held-out misses' own lines name the thread's cause."""
     assert diagnose_text(log).root.cause_id == cause
+
+
+def test_an_older_setuptools_rust_wording_is_compiler_missing():
+    """setuptools-rust's "Can not find Rust compiler" of its earlier releases (huggingface/tokenizers#97, a
+    dev log of round C), beside the "can't find" of later ones."""
+    log = "running build_ext\nrunning build_rust\nerror: Can not find Rust compiler"
+    assert diagnose_text(log).root.cause_id == "compiler_missing"
