@@ -1,11 +1,13 @@
-"""GNU ld speaking another language: its messages whose translation moves the symbol or the library
-("对‘powf@GLIBC_2.27’未定义的引用", "-lc10_cuda が見つかりません") are put back in English by the
-``[[pattern]]`` rows of knowledge/data/localized.toml (scripts/gen-localized-messages, from the
-ld.mo catalogs of Debian 12's binutils-common 2.40).
+"""The toolchain speaking another language.  GNU ld's messages whose translation moves the symbol or the
+library ("对‘powf@GLIBC_2.27’未定义的引用", "-lc10_cuda が見つかりません") are put back in English by the
+``[[pattern]]`` rows of knowledge/data/localized.toml (scripts/gen-localized-messages, from the ld.mo
+catalogs of Debian 12's binutils-common 2.40); gcc's and the C library's fixed texts ("致命错误：",
+"没有那个文件或目录") by its ``[[text]]`` rows.
 
-The linker runs for real: each locale is compiled with ``localedef`` from the system's locale sources
-(Debian's ``locales`` package, installed by scripts/setup-tests) into a temporary folder, and g++ links
-under ``LOCPATH``/``LC_ALL``, so the messages are the ones this machine's ld prints.
+The linker and the compiler run for real: each locale is compiled with ``localedef`` from the system's
+locale sources (Debian's ``locales`` package) into a temporary folder, and g++ runs under
+``LOCPATH``/``LC_ALL``, so the messages are the ones this machine's tools print (gcc's own translations
+come from Debian's gcc-N-locales; scripts/setup-tests installs both packages).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from .conftest import diagnose_text
 LOCALE_SOURCES = Path("/usr/share/i18n/locales")
 #: the languages whose ld.mo (binutils-common 2.40) translates "cannot find %s" or "undefined reference"
 LOCALES = ["ru_RU", "uk_UA", "es_ES", "fr_FR", "it_IT", "pt_BR", "tr_TR", "vi_VN", "ja_JP", "zh_CN", "zh_TW"]
+#: languages whose gcc catalog (Debian's gcc-N-locales) translates "fatal error: " and whose C library translates
+#: "No such file or directory": the compiler's own half of a localized log
+GCC_LOCALES = ["zh_CN", "ru_RU", "ja_JP", "es_ES", "fr_FR", "de_DE"]
 
 #: an extension built with one C++ ABI against a torch of the other: a c10 function taking std::string
 #: that the linked library does not define (its std::__cxx11 name is in the message)
@@ -54,7 +59,7 @@ def locpath(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder of compiled locales (``<lang>.UTF-8``), built once with the real localedef."""
     _needs_tools()
     root = tmp_path_factory.mktemp("locales")
-    for lang in LOCALES:
+    for lang in sorted(set(LOCALES) | set(GCC_LOCALES)):
         subprocess.run(
             ["localedef", "-i", lang, "-f", "UTF-8", str(root / f"{lang}.UTF-8")],
             check=False,  # localedef exits 1 on warnings while still writing the locale
@@ -126,3 +131,36 @@ def test_the_old_linker_form_of_a_centos7_log_is_read():
 def test_pattern_rows_read_the_placeholder_they_should(line, english):
     """What the pattern rows take as the symbol or library, on lines a real ld printed or a paste of them."""
     assert normalize(line) == english
+
+
+#: a header of the CUDA toolkit and one that torch removed (THC, gone in torch 1.11): each names its cause
+HEADERS = {"cuda_runtime.h": "cuda_toolkit_incomplete", "THC/THC.h": "torch_api_removed"}
+
+
+@pytest.mark.parametrize("lang", GCC_LOCALES)
+def test_the_real_compiler_in_another_language_names_the_same_cause(lang, locpath, tmp_path):
+    """g++ under LC_ALL=<lang>.UTF-8 failing on a missing #include ("致命错误：cuda_runtime.h：没有那个文件或目录",
+    "erreur fatale: THC/THC.h : Aucun fichier ou dossier de ce type"): the gcc and C library texts of
+    localized.toml put it back in English, and diagnose names the cause it names for the English output."""
+    major = (
+        subprocess.run(["gcc", "-dumpversion"], capture_output=True, text=True, check=False)
+        .stdout.strip()
+        .split(".")[0]
+    )
+    short = lang.split("_")[0] if lang not in ("zh_CN", "zh_TW", "pt_BR") else lang
+    if not (Path("/usr/share/locale") / short / "LC_MESSAGES" / f"gcc-{major}.mo").exists():
+        pytest.skip(
+            f"gcc's {short} catalog is not installed (Debian: gcc-{major}-locales, which scripts/setup-tests installs)"
+        )
+    for header, cause in HEADERS.items():
+        src = tmp_path / "inc.cpp"
+        src.write_text(f"#include <{header}>\nint main() {{ return 0; }}\n")
+        outs = {}
+        for locale in ("C.UTF-8", f"{lang}.UTF-8"):
+            env = dict(os.environ, LOCPATH=str(locpath), LC_ALL=locale, LANGUAGE="")
+            argv = ["g++", "-c", str(src), "-o", str(tmp_path / "inc.o")]
+            outs[locale] = subprocess.run(argv, env=env, capture_output=True, text=True, check=False).stderr
+        english, local = outs["C.UTF-8"], outs[f"{lang}.UTF-8"]
+        assert "fatal error" in english and "fatal error" not in local, local  # the compiler spoke <lang>
+        assert diagnose_text(english).root.cause_id == cause
+        assert diagnose_text(local).root.cause_id == cause, local
