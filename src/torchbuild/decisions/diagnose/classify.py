@@ -358,8 +358,9 @@ def delocalize(text: str) -> str:
     move their symbol or library (the ``[[pattern]]`` rows: "对‘X’未定义的引用" -> "undefined reference
     to `X'") are put back first.  The texts come from the gettext catalogs the tools ship
     (scripts/gen-localized-messages)."""
-    for rx_p, english in _patterns():
-        text = rx_p.sub(english, text)
+    for fixed, rx_p, english in _patterns():
+        if fixed in text:
+            text = rx_p.sub(english, text)
     rx, table = _localized()
     return rx.sub(lambda m: table[m.group(0)], text)
 
@@ -375,15 +376,18 @@ def _literal(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def _patterns(ascii_only: bool = False) -> tuple[tuple[re.Pattern[str], str], ...]:
+def _patterns(ascii_only: bool = False) -> tuple[tuple[str, re.Pattern[str], str], ...]:
     """The ``[[pattern]]`` rows of knowledge/data/localized.toml (messages whose translation moves
     their one placeholder, such as GNU ld's "对‘%s’未定义的引用" for "undefined reference to `%s'")
-    as ``(regex, English replacement)``; ``ascii_only``: only the translations that are ASCII.
+    as ``(fixed, regex, English replacement)``; ``ascii_only``: only the translations that are ASCII.
+    ``fixed`` is the longest run of the text without white space ("’未定义的引用"): a line without it
+    cannot match, so the regex is not tried there (a log in Chinese has every line delocalized).
 
     The placeholder matches any text up to the quote after it ("对‘operator delete(void*)’..."), or
     one word where no quote follows it ("找不到 -lc10_cuda").
 
-    :raises KnowledgeError: a row whose texts do not each hold ``%s`` exactly once.
+    :raises KnowledgeError: a row whose texts do not each hold ``%s`` exactly once, or whose
+        translation is nothing but the placeholder.
     """
     out = []
     for r in rows("localized", "pattern"):
@@ -396,7 +400,10 @@ def _patterns(ascii_only: bool = False) -> tuple[tuple[re.Pattern[str], str], ..
         quote = after.strip()[:1]
         arg = r"(.+?)" if quote and quote in _QUOTES else r"(\S+)"
         rx = re.compile(_literal(before) + arg + _literal(after))
-        out.append((rx, english.replace("\\", "\\\\").replace("%s", r"\g<1>")))
+        fixed = max((w for part in (before, after) for w in part.split()), key=len, default="")
+        if not fixed:
+            raise KnowledgeError(f"localized.toml: pattern {local!r}: it has no fixed text around %s")
+        out.append((fixed, rx, english.replace("\\", "\\\\").replace("%s", r"\g<1>")))
     return tuple(out)
 
 
@@ -429,8 +436,9 @@ def delocalize_ascii(text: str) -> str:
     directory".  Only the rows of knowledge/data/localized.toml marked ``ascii``; :func:`normalize`
     leaves ASCII lines alone so that an English log is scanned at grep speed, and the scanner calls
     this only on the lines its gate lets through."""
-    for rx_p, english in _patterns(ascii_only=True):
-        text = rx_p.sub(english, text)
+    for fixed, rx_p, english in _patterns(ascii_only=True):
+        if fixed in text:
+            text = rx_p.sub(english, text)
     rx, table = _localized(ascii_only=True)
     return rx.sub(lambda m: table[m.group(0)], text)
 
