@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from support.git import git, git_out
 from support.minitorch import INJECTED_ERROR, SUBMODULE_PATH, build_env, make_build_venv, make_minitorch
 from torchbuild.actions.verify import Expectations, verify_torch
 
@@ -51,11 +52,10 @@ def test_tree_looks_like_pytorch(tmp_path):
     assert re.search(r"^option\(USE_CUDA ", cmake, re.M)
     assert re.search(r'cmake_dependent_option\(\s*USE_CUDNN "Use cuDNN" ON\s+"USE_CUDA" OFF\)', cmake)
     assert f"path = {SUBMODULE_PATH}" in (tree / ".gitmodules").read_text()
-    status = subprocess.run(["git", "submodule", "status"], cwd=tree, capture_output=True, text=True, check=True)
+    status = git("submodule", "status", cwd=tree)
     assert status.stdout.startswith("-") and SUBMODULE_PATH in status.stdout  # declared, not initialised
     assert list((tree / SUBMODULE_PATH).iterdir()) == []
-    clean = subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True, check=True)
-    assert clean.stdout == ""
+    assert git("status", "--porcelain", cwd=tree).stdout == ""
 
 
 def test_vendored_variant_has_no_gitmodules(tmp_path):
@@ -78,9 +78,7 @@ def test_develop_build_imports_and_runs_an_op(venv_python, tmp_path):
     assert "--build . --target install --config Release" in out
     assert (tree / "torch" / "lib" / "libc10.so").is_file() and (tree / "torch" / "lib" / "libtorch_cpu.so").is_file()
 
-    sha = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True, text=True, check=True
-    ).stdout.strip()
+    sha = git_out("rev-parse", "HEAD", cwd=tree)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     got = run_python(
@@ -109,8 +107,7 @@ def test_develop_build_imports_and_runs_an_op(venv_python, tmp_path):
     so = next((tree / "torch").glob("_C*.so"))
     ldd = subprocess.run(["ldd", str(so)], capture_output=True, text=True, timeout=30).stdout
     assert "not found" not in ldd and f"{tree}/torch/lib/libtorch_cpu.so" in ldd
-    status = subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True, check=True)
-    assert status.stdout == ""  # every build output is ignored
+    assert git("status", "--porcelain", cwd=tree).stdout == ""  # every build output is ignored
 
     # torchbuild verify on the develop build: passes with the plan's values, fails on another build type
     report = verify_torch(str(venv_python), Expectations(version="2.13.0", cuda="", build_type="Debug"))

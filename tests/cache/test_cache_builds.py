@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from support.git import git
 from support.minitorch import make_minitorch
 
 from .conftest import make_cache_env
@@ -129,12 +130,7 @@ def test_two_checkouts_share_one_sccache_through_redis(tmp_path, mt_venv, cli, s
     a = make_minitorch(tmp_path / "alice" / "pytorch")
     b = tmp_path / "bob" / "pytorch"
     b.parent.mkdir()
-    subprocess.run(
-        ["git", "-c", "protocol.file.allow=always", "clone", "-q", "--recurse-submodules", str(a), str(b)],
-        check=True,
-        timeout=120,
-        capture_output=True,
-    )
+    git("clone", "-q", "--recurse-submodules", a, b, cwd=tmp_path)
     url = redis_server.url(1)
     # two sccache servers with their own local folders: the only thing they share is Redis
     env_a, env_b = make_cache_env(tmp_path, "alice"), make_cache_env(tmp_path, "bob")

@@ -8,10 +8,9 @@ mirror of github.com/pytorch/pytorch with git's own ``url.<base>.insteadOf`` (se
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
+from support.git import git, git_out
 from support.minitorch import SUBMODULE_PATH, make_minitorch
 from torchbuild.actions.fetch import pytorch_dest, resolve_source
 from torchbuild.errors import GitRefError
@@ -34,10 +33,6 @@ def _mirror_env(origin) -> dict[str, str]:
     }
 
 
-def _git(*args, cwd) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
-
-
 def test_clone_without_network_is_a_clear_fetch_error(cli, tmp_path):
     r = cli("build", "pytorch@v2.4.0", env={"TORCHBUILD_CACHE": str(tmp_path / "cache"), **NO_NETWORK}, timeout=300)
     assert r.returncode == 3, r.stderr
@@ -46,7 +41,7 @@ def test_clone_without_network_is_a_clear_fetch_error(cli, tmp_path):
     assert "insteadOf" in last  # the fix names the mirror mechanism
 
 
-def test_plan_of_a_release_not_fetched_runs_no_git(cli, tmp_path):
+def test_plan_of_a_release_not_fetched_runs_nogit_out(cli, tmp_path):
     """``plan`` says "Nothing is run": it plans pytorch@v2.6.0 from the release data and says what
     ``build`` will fetch (it used to run ``git clone --recursive``, here: exit 3, no network)."""
     cache = tmp_path / "cache"
@@ -86,12 +81,12 @@ def test_build_of_a_commit_that_cannot_be_checked_out_stops(cli, tmp_path):
 
 def test_fetch_checks_out_the_commit_with_its_submodule(tmp_path, monkeypatch):
     origin = make_minitorch(tmp_path / "mirror" / "pytorch")
-    old = _git("rev-parse", "HEAD", cwd=origin)
-    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "--allow-empty", "-qm", "later", cwd=origin)
+    old = git_out("rev-parse", "HEAD", cwd=origin)
+    git("commit", "--allow-empty", "-qm", "later", cwd=origin)
     for k, v in _mirror_env(origin).items():
         monkeypatch.setenv(k, v)
     got = resolve_source(f"pytorch@{old}", python="python3", cache=tmp_path / "cache")
-    assert got.origin == "git" and _git("rev-parse", "HEAD", cwd=got.path) == old
+    assert got.origin == "git" and git_out("rev-parse", "HEAD", cwd=got.path) == old
     assert (got.path / SUBMODULE_PATH / "CMakeLists.txt").exists()
     with pytest.raises(GitRefError, match=f"commit {'f' * 40} cannot be checked out"):
         resolve_source(f"pytorch@{'f' * 40}", python="python3", cache=tmp_path / "cache")
@@ -100,7 +95,7 @@ def test_fetch_checks_out_the_commit_with_its_submodule(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_clone_with_submodules_through_a_mirror(cli, tmp_path, monkeypatch):
     origin = make_minitorch(tmp_path / "mirror" / "pytorch")
-    subprocess.run(["git", "-C", str(origin), "tag", "v9.9.9"], check=True)
+    git("tag", "v9.9.9", cwd=origin)
     env = {"TORCHBUILD_CACHE": str(tmp_path / "cache"), **_mirror_env(origin)}
     for k, v in env.items():
         monkeypatch.setenv(k, v)

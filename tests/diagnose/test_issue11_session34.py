@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from support.git import git
+
 from .conftest import diagnose_text
 
 
@@ -153,24 +155,19 @@ def test_triton_helper_build_names_the_compiler_message_when_the_log_has_it():
 # Rows written from round A's held-out misses, after the measurement (listed as such, not as carry-over).
 
 
-def _git(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env_args = ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "protocol.file.allow=always"]
-    return subprocess.run(["git", *env_args, *args], cwd=cwd, capture_output=True, text=True, check=False)
-
-
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_a_submodule_whose_repository_is_gone_is_source_fetch_failed(tmp_path: Path):
     """A recursive clone whose submodule's repository no longer exists (Caffe2's eigen: facebookarchive/caffe2#2543,
     facebookresearch/video-nonlocal-net#39), made with real git: the whole output, and git submodule's summary
     line alone (all one thread kept), name source_fetch_failed."""
-    _git("init", "-q", "sub", cwd=tmp_path)
-    _git("commit", "-q", "--allow-empty", "-m", "s", cwd=tmp_path / "sub")
-    _git("init", "-q", "top", cwd=tmp_path)
+    git("init", "-q", "sub", cwd=tmp_path)
+    git("commit", "-q", "--allow-empty", "-m", "s", cwd=tmp_path / "sub")
+    git("init", "-q", "top", cwd=tmp_path)
     top = tmp_path / "top"
-    _git("submodule", "add", "-q", str(tmp_path / "sub"), "third_party/eigen", cwd=top)
-    _git("config", "-f", ".gitmodules", "submodule.third_party/eigen.url", str(tmp_path / "gone"), cwd=top)
-    _git("commit", "-q", "-am", "t", cwd=top)
-    out = _git("clone", "-q", "--recursive", str(top), str(tmp_path / "clone"), cwd=tmp_path)
+    git("submodule", "add", "-q", str(tmp_path / "sub"), "third_party/eigen", cwd=top)
+    git("config", "-f", ".gitmodules", "submodule.third_party/eigen.url", str(tmp_path / "gone"), cwd=top)
+    git("commit", "-q", "-am", "t", cwd=top)
+    out = git("clone", "-q", "--recursive", top, tmp_path / "clone", cwd=tmp_path, check=False)
     assert out.returncode != 0 and "Failed to clone 'third_party/eigen'" in out.stderr, out.stderr
     assert diagnose_text(out.stderr).root.cause_id == "source_fetch_failed"
     summary = [line for line in out.stderr.splitlines() if line.startswith("Failed to clone")]

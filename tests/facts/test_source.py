@@ -4,44 +4,28 @@ with ``git -c protocol.file.allow=always submodule add <local path>``)."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
+from support.git import git, git_out
 from torchbuild.facts import collect
 from torchbuild.facts.model import Facts
 from torchbuild.facts.source import parse_cmake_minimum, parse_cmake_options, parse_gitmodules, probe_source
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="no git")
 
-GIT = [
-    "git",
-    "-c",
-    "user.name=t",
-    "-c",
-    "user.email=t@e",
-    "-c",
-    "protocol.file.allow=always",
-    "-c",
-    "init.defaultBranch=main",
-]
-
-
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(GIT + list(args), cwd=cwd, capture_output=True, text=True, check=True).stdout
-
 
 def _repo(path: Path, files: dict[str, str]) -> Path:
     path.mkdir(parents=True)
-    _git(path, "init", "-q")
+    git("init", "-q", cwd=path)
     for rel, text in files.items():
         (path / rel).parent.mkdir(parents=True, exist_ok=True)
         (path / rel).write_text(textwrap.dedent(text))
-    _git(path, "add", "-A")
-    _git(path, "commit", "-q", "-m", "init")
+    git("add", "-A", cwd=path)
+    git("commit", "-q", "-m", "init", cwd=path)
     return path
 
 
@@ -78,15 +62,15 @@ def pytorch_tree(tmp_path):
             "aten/src/ATen/native/cuda/k.cu": "",
         },
     )
-    _git(tree, "submodule", "add", "-q", str(sub), "third_party/pybind11")
-    _git(tree, "commit", "-q", "-m", "add submodule")
+    git("submodule", "add", "-q", str(sub), "third_party/pybind11", cwd=tree)
+    git("commit", "-q", "-m", "add submodule", cwd=tree)
     return tree, sub
 
 
 def test_pytorch_tree_kind_version_options_and_submodule(pytorch_tree):
     tree, sub = pytorch_tree
     s = probe_source(tree)
-    head = _git(tree, "rev-parse", "HEAD").strip()
+    head = git_out("rev-parse", "HEAD", cwd=tree)
     assert (s.kind, s.name, s.backend) == ("pytorch", "torch", "setup.py")
     assert s.git_sha == head and s.version == f"2.14.0a0+git{head[:7]}"
     assert s.cmake_minimum_required == "3.27"
@@ -98,12 +82,12 @@ def test_pytorch_tree_kind_version_options_and_submodule(pytorch_tree):
     assert opts["USE_MKLDNN"].default == "${CPU_INTEL}" and "USE_DISTRIBUTED" in opts
     [m] = s.submodules
     assert (m.path, m.present, m.state) == ("third_party/pybind11", True, "ok")
-    assert m.sha == _git(sub, "rev-parse", "HEAD").strip() and m.url == str(sub)
+    assert m.sha == git_out("rev-parse", "HEAD", cwd=sub) and m.url == str(sub)
 
 
 def test_deinitialised_submodule_is_missing(pytorch_tree):
     tree, _ = pytorch_tree
-    _git(tree, "submodule", "deinit", "-q", "-f", "third_party/pybind11")
+    git("submodule", "deinit", "-q", "-f", "third_party/pybind11", cwd=tree)
     [m] = probe_source(tree).submodules
     assert m.present is False and m.state == "uninitialized"
 
@@ -171,7 +155,7 @@ def test_collect_is_fast_and_round_trips(pytorch_tree):
 def _status(root: Path) -> dict[str, tuple[str, str]]:
     from torchbuild.facts.source import parse_submodule_status
 
-    return parse_submodule_status(_git(root, "submodule", "status"))
+    return parse_submodule_status(git("submodule", "status", cwd=root).stdout)
 
 
 def test_submodule_states_agree_with_git_submodule_status(tmp_path):
@@ -183,16 +167,16 @@ def test_submodule_states_agree_with_git_submodule_status(tmp_path):
     from torchbuild.facts.source import submodule_states
 
     lib = _repo(tmp_path / "lib", {"a.txt": "1\n"})
-    first = _git(lib, "rev-parse", "HEAD").strip()
+    first = git_out("rev-parse", "HEAD", cwd=lib)
     (lib / "a.txt").write_text("2\n")
-    _git(lib, "commit", "-q", "-am", "two")
+    git("commit", "-q", "-am", "two", cwd=lib)
     top = _repo(tmp_path / "top", {"README": "top\n"})
     for name in ("loose", "packed", "moved", "gone"):
-        _git(top, "submodule", "add", "-q", str(lib), f"third_party/{name}")
-    _git(top, "commit", "-q", "-m", "subs")
-    _git(top / "third_party" / "packed", "pack-refs", "--all")
-    _git(top / "third_party" / "moved", "checkout", "-q", first)
-    _git(top, "submodule", "deinit", "-q", "-f", "third_party/gone")
+        git("submodule", "add", "-q", str(lib), f"third_party/{name}", cwd=top)
+    git("commit", "-q", "-m", "subs", cwd=top)
+    git("pack-refs", "--all", cwd=top / "third_party" / "packed")
+    git("checkout", "-q", first, cwd=top / "third_party" / "moved")
+    git("submodule", "deinit", "-q", "-f", "third_party/gone", cwd=top)
     paths = [f"third_party/{n}" for n in ("loose", "packed", "moved", "gone")]
 
     got = submodule_states(top, paths)
@@ -206,7 +190,7 @@ def test_submodule_states_agree_with_git_submodule_status(tmp_path):
     assert got["third_party/moved"][1] == first
 
     clone = tmp_path / "clone"
-    _git(tmp_path, "clone", "-q", str(top), str(clone))  # not --recursive
+    git("clone", "-q", str(top), str(clone), cwd=tmp_path)  # not --recursive
     got = submodule_states(clone, paths)
     assert got == _status(clone)
     assert {s for s, _ in got.values()} == {"uninitialized"}
@@ -219,24 +203,24 @@ def test_submodule_merge_conflict_is_conflict(tmp_path):
     from torchbuild.facts.source import submodule_states
 
     lib = _repo(tmp_path / "lib", {"a.txt": "1\n"})
-    shas = [_git(lib, "rev-parse", "HEAD").strip()]
+    shas = [git_out("rev-parse", "HEAD", cwd=lib)]
     for n in ("2", "3"):
-        _git(lib, "checkout", "-q", "-b", f"b{n}", shas[0])
+        git("checkout", "-q", "-b", f"b{n}", shas[0], cwd=lib)
         (lib / "a.txt").write_text(n + "\n")
-        _git(lib, "commit", "-q", "-am", n)
-        shas.append(_git(lib, "rev-parse", "HEAD").strip())
-    _git(lib, "checkout", "-q", "main")
+        git("commit", "-q", "-am", n, cwd=lib)
+        shas.append(git_out("rev-parse", "HEAD", cwd=lib))
+    git("checkout", "-q", "main", cwd=lib)
     top = _repo(tmp_path / "top", {"README": "top\n"})
-    _git(top, "submodule", "add", "-q", str(lib), "sub")
-    _git(top / "sub", "checkout", "-q", shas[0])
-    _git(top, "commit", "-q", "-am", "sub at 1")
-    _git(top, "checkout", "-q", "-b", "other")
-    _git(top / "sub", "checkout", "-q", shas[1])
-    _git(top, "commit", "-q", "-am", "sub at 2")
-    _git(top, "checkout", "-q", "main")
-    _git(top / "sub", "checkout", "-q", shas[2])
-    _git(top, "commit", "-q", "-am", "sub at 3")
-    subprocess.run(GIT + ["merge", "-q", "other"], cwd=top, capture_output=True)  # conflicts: exit 1
+    git("submodule", "add", "-q", str(lib), "sub", cwd=top)
+    git("checkout", "-q", shas[0], cwd=top / "sub")
+    git("commit", "-q", "-am", "sub at 1", cwd=top)
+    git("checkout", "-q", "-b", "other", cwd=top)
+    git("checkout", "-q", shas[1], cwd=top / "sub")
+    git("commit", "-q", "-am", "sub at 2", cwd=top)
+    git("checkout", "-q", "main", cwd=top)
+    git("checkout", "-q", shas[2], cwd=top / "sub")
+    git("commit", "-q", "-am", "sub at 3", cwd=top)
+    git("merge", "-q", "other", cwd=top, check=False)  # conflicts: exit 1
     got = submodule_states(top, ["sub"])
     assert got == _status(top) == {"sub": ("conflict", "0" * 40)}
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from support.git import git
 from support.minitorch import INJECTED_ERROR, SUBMODULE_PATH, make_build_venv
 from support.minitorch import make_minitorch as _make_minitorch
 
@@ -63,8 +63,7 @@ def test_develop_build_succeeds_with_progress_log_record_and_verify(built, venv_
     assert rec["verify"]["ok"] is True
     assert {"compile"} <= set(rec["phases"])
     # git status stays clean: .torchbuild ignores itself
-    status = subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True, check=True)
-    assert ".torchbuild" not in status.stdout
+    assert ".torchbuild" not in git("status", "--porcelain", cwd=tree).stdout
 
 
 def test_changed_option_reconfigures_instead_of_being_ignored(built, venv_python, cli):

@@ -57,6 +57,8 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from support.git import git
+
 __all__ = [
     "InjectedError",
     "INJECTED_ERROR",
@@ -69,8 +71,7 @@ __all__ = [
 #: Path of the submodule inside the tree.
 SUBMODULE_PATH = "third_party/minifmt"
 
-_GIT_ID = ["-c", "user.name=minitorch", "-c", "user.email=minitorch@example.invalid", "-c", "commit.gpgsign=false"]
-_TIMEOUT = 120  # seconds for any git or pip command
+_TIMEOUT = 120  # seconds for any pip command
 
 
 @dataclass(frozen=True)
@@ -1275,16 +1276,6 @@ def injected_error_location() -> InjectedError:
 INJECTED_ERROR = injected_error_location()
 
 
-def _git(args: list[str], cwd: Path) -> str:
-    """Run ``git <args>`` in ``cwd`` (timeout 120 s); raise ``RuntimeError`` with its output on failure."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.setdefault("GIT_TERMINAL_PROMPT", "0")
-    proc = subprocess.run(["git", *_GIT_ID, *args], cwd=cwd, capture_output=True, text=True, timeout=_TIMEOUT, env=env)
-    if proc.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)} failed in {cwd}:\n{proc.stdout}{proc.stderr}")
-    return proc.stdout
-
-
 def _write(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
         path = root / rel
@@ -1367,26 +1358,24 @@ def make_minitorch(
     files["aten/src/ATen/native/BinaryOps.cpp"] = binary_ops
     _write(dest, files)
 
-    _git(["init", "-q", "-b", "main"], dest)
+    git("init", "-q", cwd=dest)
     if submodule:
         origin = dest.parent / f"{dest.name}-minifmt-origin"
         if origin.exists() and any(origin.iterdir()):
             raise FileExistsError(f"{origin} exists and is not empty")
         origin.mkdir(parents=True, exist_ok=True)
         _write(origin, _minifmt_files())
-        _git(["init", "-q", "-b", "main"], origin)
-        _git(["add", "-A"], origin)
-        _git(["commit", "-q", "-m", "minifmt 1.0"], origin)
-        _git(["-c", "protocol.file.allow=always", "submodule", "add", "-q", str(origin), SUBMODULE_PATH], dest)
+        git("init", "-q", cwd=origin)
+        git("add", "-A", cwd=origin)
+        git("commit", "-q", "-m", "minifmt 1.0", cwd=origin)
+        git("submodule", "add", "-q", str(origin), SUBMODULE_PATH, cwd=dest)
     else:
         _write(dest / SUBMODULE_PATH, _minifmt_files())
-    _git(["add", "-A"], dest)
-    _git(
-        ["commit", "-q", "-m", f"minitorch {version}" + (" (with an injected compile error)" if inject_error else "")],
-        dest,
-    )
+    git("add", "-A", cwd=dest)
+    message = f"minitorch {version}" + (" (with an injected compile error)" if inject_error else "")
+    git("commit", "-q", "-m", message, cwd=dest)
     if submodule and not init_submodule:
-        _git(["submodule", "deinit", "-q", "-f", SUBMODULE_PATH], dest)
+        git("submodule", "deinit", "-q", "-f", SUBMODULE_PATH, cwd=dest)
         modules = dest / ".git" / "modules" / SUBMODULE_PATH
         if modules.exists():
             shutil.rmtree(modules)
