@@ -326,9 +326,10 @@ def unframe(text: str) -> str:
 
 def normalize(text: str) -> str:
     """The line without CI prefixes (timestamps, docker step numbers), pip frames
-    (``│``, ``╰─>``), terminal colours and surrounding whitespace; a line that is not ASCII
-    has the compiler's, the C library's and the shell's translated texts put back in English
-    (:func:`delocalize`)."""
+    (``│``, ``╰─>``), terminal colours, surrounding whitespace and the backslash of a Python repr's
+    ``\\'`` (a message pasted as ``'...version \\'GLIBC_2.27\\' not found...'``, takuseno/d3rlpy#223);
+    a line that is not ASCII has the compiler's, the C library's and the shell's translated texts
+    put back in English (:func:`delocalize`)."""
     text = strip_ansi(text)
     m = _PREFIX.match(text)
     if m and m.end():
@@ -336,6 +337,8 @@ def normalize(text: str) -> str:
     text = text.rstrip()
     if "**" in text:
         text = unbold(text)
+    if "\\'" in text:
+        text = text.replace("\\'", "'")
     return text if text.isascii() else delocalize(text)
 
 
