@@ -26,7 +26,7 @@ from .classify import (
     unframe,
 )
 from .model import CMAKE_JOIN_LINES, CONCEPT_TAIL_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine, Evidence, Step
-from .signatures import Signature, load_signatures
+from .signatures import Signature, any_case_messages, load_signatures
 
 #: An error line at least this long (characters) that no signature matched may be the first half
 #: of a message that was wrapped: it is matched again joined with the next line.
@@ -64,6 +64,7 @@ class Scanner:
         self.sigs = tuple(signatures) if signatures is not None else load_signatures()
         self.all_failures = all_failures
         self._gate = gate()
+        self._any_case = any_case_messages()
         self.events: list[_Event] = []
         self.events_dropped = 0
         self.steps: list[Step] = []
@@ -96,6 +97,15 @@ class Scanner:
                 v = s.match(text)
                 if v is not None:
                     return s, v
+        if any(map(text.__contains__, self._any_case)):
+            # MSVC's "Cannot open include file: 'python.h'": Windows finds Python.h under any case,
+            # so a header row's anchor is looked for in any case (its regex is, headers.toml)
+            low = text.lower()
+            for s in self.sigs:
+                if s.header and s.anchor.lower() in low:
+                    v = s.search(text)
+                    if v is not None:
+                        return s, v
         if "        " in text:
             # a line copied from a terminal that wrapped it: the padding of the wrap
             # splits words ("not expa          nded with"); match it joined again

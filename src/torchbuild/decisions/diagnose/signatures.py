@@ -62,10 +62,14 @@ class Signature:
         return _compile_all(self.patterns)
 
     def match(self, text: str) -> dict[str, str] | None:
-        """Values captured when ``text`` matches, else None: ``{group name: text}``, where the
-        groups ``name2``, ``name3``... of alternative patterns give ``name``."""
+        """Values captured when ``text`` holds the anchor and matches, else None: ``{group name:
+        text}``, where the groups ``name2``, ``name3``... of alternative patterns give ``name``."""
         if self.anchor not in text:
             return None
+        return self.search(text)
+
+    def search(self, text: str) -> dict[str, str] | None:
+        """:meth:`match` without the anchor's pre-check (for a caller that checked it another way)."""
         for pat in _compile_all(self.patterns):
             m = pat.search(text)
             if m:
@@ -249,10 +253,26 @@ def header_messages() -> tuple[tuple[str, str, str], ...]:
         raise KnowledgeError(f"headers.toml: a [[message]] is invalid: {exc}") from exc
 
 
+@functools.lru_cache(maxsize=1)
+def any_case_messages() -> tuple[str, ...]:
+    """The ``any_case`` texts of ``headers.toml``'s ``[[message]]`` rows: a line that holds one
+    names its header in any case (MSVC's ``Cannot open include file``: Windows file names are
+    case-insensitive, so ``#include <python.h>`` finds ``Python.h``), and a header row's anchor
+    is then looked for in any case too (:meth:`~.matching.Scanner`).
+
+    :raises KnowledgeError: a row's ``any_case`` is not a string.
+    """
+    out = tuple(m["any_case"] for m in rows("headers", "message") if "any_case" in m)
+    if not all(isinstance(t, str) and t for t in out):
+        raise KnowledgeError(f"headers.toml: a [[message]]'s any_case must be a non-empty string: {out}")
+    return out
+
+
 def header_signature(row: Mapping[str, Any]) -> Signature:
     """One ``[[header]]`` row of ``headers.toml`` (a parsed TOML table) as a signature: each
     compiler message of :func:`header_messages` with the row's ``header`` regex in its
-    ``{header}`` place, then the row's ``also`` patterns.
+    ``{header}`` place (in any case, ``(?i:...)``, for a message with ``any_case``), then the
+    row's ``also`` patterns.
 
     :raises KnowledgeError: a field is missing or invalid, or the header regex names a group.
     """
@@ -260,7 +280,10 @@ def header_signature(row: Mapping[str, Any]) -> Signature:
         header = row["header"]
         if "(?P<" in header:
             raise ValueError("the header regex names a group (the messages capture it as `header`)")
-        pats = tuple(m.replace("{header}", header) for _, m, _ in header_messages()) + tuple(row.get("also", ()))
+        pats = tuple(
+            m["pattern"].replace("{header}", f"(?i:{header})" if "any_case" in m else header)
+            for m in rows("headers", "message")
+        ) + tuple(row.get("also", ()))
         src = row["source"] if isinstance(row["source"], str) else row["source"][0]
         cites = load("headers").get("meta", {}).get("sources", {})
         return Signature(

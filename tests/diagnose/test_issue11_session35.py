@@ -1,0 +1,76 @@
+"""Issue 11, session 35: two general readings that replace one-row workarounds.
+
+* ``normalize`` undoes a Python repr's ``\\'`` on every line (session 34 had given the GLIBC row an
+  optional backslash of its own, for takuseno/d3rlpy#223).
+* MSVC's ``Cannot open include file`` names its header in any case (Windows file names are
+  case-insensitive): every ``[[header]]`` row of headers.toml is compared in any case on such a line
+  (session 33 had given the Python.h row a lower-case ``python.h`` pattern, for ufrisk/LeechCore#10).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from torchbuild.decisions.diagnose.classify import normalize
+
+from .conftest import diagnose_text
+
+
+def test_normalize_undoes_a_repr_escaped_quote():
+    """The loader's message as ``str(exc)`` of a repr (takuseno/d3rlpy#223) reads as the loader wrote it."""
+    line = "ImportError: /lib/x86_64-linux-gnu/libm.so.6: version \\'GLIBC_2.27\\' not found (required by /x.so)"
+    assert (
+        normalize(line)
+        == "ImportError: /lib/x86_64-linux-gnu/libm.so.6: version 'GLIBC_2.27' not found (required by /x.so)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "cause", "header"),
+    [
+        # the GLIBC row, whose own optional backslash is gone
+        (
+            "ImportError: /lib/x86_64-linux-gnu/libm.so.6: version \\'GLIBC_2.27\\' not found (required by "
+            "/home/u/envs/d3rlpy/lib/python3.7/site-packages/d3rlpy/dataset.cpython-37m-x86_64-linux-gnu.so)",
+            "libc_too_old",
+            None,
+        ),
+        # a row that never had a repr form: clang's quoted missing header
+        (
+            "src/k.cu:1:10: fatal error: \\'cuda_runtime.h\\' file not found",
+            "cuda_toolkit_incomplete",
+            "cuda_runtime.h",
+        ),
+        # MSVC, any case: ufrisk/LeechCore#10's python.h (no row of its own any more) and a CUDA header
+        (
+            "C:\\temp\\leechcorepyc.c(12,10): fatal error C1083: Cannot open include file: 'python.h': No such file or "
+            "directory",
+            "python_headers_missing",
+            "python.h",
+        ),
+        (
+            "C:\\k.cu(3): fatal error C1083: Cannot open include file: 'CUDA_Runtime.h': No such file or directory",
+            "cuda_toolkit_incomplete",
+            "CUDA_Runtime.h",
+        ),
+    ],
+)
+def test_general_readings_name_the_cause(line, cause, header):
+    d = diagnose_text(line)
+    assert d.root.cause_id == cause, (line, d.root.signature)
+    if header is not None:
+        assert d.root.values["header"] == header
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # gcc and clang run where file names are case-sensitive: python.h is not Python.h there
+        "x.c:1:10: fatal error: python.h: No such file or directory",
+        "x.c:1:10: fatal error: 'python.h' file not found",
+        # any case, but still the whole path: mypython.h is not Python.h
+        "C:\\x\\a.cpp(1): fatal error C1083: Cannot open include file: 'mypython.h': No such file or directory",
+    ],
+)
+def test_header_case_is_ignored_only_on_msvc_lines(line):
+    assert diagnose_text(line).root.cause_id != "python_headers_missing"
