@@ -74,3 +74,20 @@ def test_general_readings_name_the_cause(line, cause, header):
 )
 def test_header_case_is_ignored_only_on_msvc_lines(line):
     assert diagnose_text(line).root.cause_id != "python_headers_missing"
+
+
+def test_a_missing_member_of_a_torch_class_in_torch_own_source_is_not_an_api_change():
+    """torch-cxx-name-not-in-namespace reads "'struct torch::jit::Function' has no member named 'graph'" in an
+    extension's source as a torch API that changed (intel/intel-extension-for-pytorch#199), but the same words in
+    torch's own c10/ sources (vcpkg's libtorch 1.12.1 under GCC 13, whose <cstdint> is no longer included for it)
+    are not the code using another torch's API."""
+    ext = (
+        "/d/dev/ipex/torch_ipex/csrc/jit/subgraph_rewrite.cpp:64:27: error: "
+        "‘struct torch::jit::Function’ has no member named ‘graph’"
+    )
+    own = (
+        "/opt/vcpkg/buildtrees/libtorch/src/v1.12.1-e1cb316ec6.clean/c10/util/BFloat16-inl.h:102:11: error: "
+        "‘struct c10::BFloat16’ has no member named ‘x’"
+    )
+    assert diagnose_text(ext).root.cause_id == "torch_api_removed"
+    assert diagnose_text(own).root.cause_id != "torch_api_removed"
