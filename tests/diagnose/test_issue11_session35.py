@@ -91,3 +91,39 @@ def test_a_missing_member_of_a_torch_class_in_torch_own_source_is_not_an_api_cha
     )
     assert diagnose_text(ext).root.cause_id == "torch_api_removed"
     assert diagnose_text(own).root.cause_id != "torch_api_removed"
+
+
+#: PyPI's ninja 1.13.2 (run here, 2026-11-27, with ``build.ninja``: ``rule k`` / ``command = sh -c "kill -9 $$$$"``)
+#: on a step that kills itself with SIGKILL, as a subprocess's output (no terminal, no shell's "Killed" line).
+#: Debian 12's ninja 1.11.1 prints "FAILED: out.o" there, with nothing that says the step was killed.
+NINJA_113_KILLED = (
+    '[1/1] sh -c "kill -9 $$"\n'
+    "FAILED: [code=137] out.o \n"
+    'sh -c "kill -9 $$"\n'
+    "ninja: build stopped: subcommand failed.\n"
+)
+
+
+def test_ninja_exit_code_137_is_a_killed_step():
+    """Recorded output of ninja 1.13.2 (this machine's own ninja is 1.11.1, which prints no code): the FAILED line's
+    code 137 names out_of_memory with the target; as in pytorch/FBGEMM#5005, which kept only the FAILED line and
+    the nvcc command."""
+    d = diagnose_text(NINJA_113_KILLED)
+    assert (d.root.cause_id, d.root.signature, d.root.values["target"]) == (
+        "out_of_memory",
+        "ninja-step-killed",
+        "out.o",
+    )
+    cut = "FAILED: [code=137] gen_ai.dir/src/quantize/grouped.cu.o \n/usr/local/cuda-12.9/bin/nvcc -c grouped.cu\n"
+    assert diagnose_text(cut).root.cause_id == "out_of_memory"
+
+
+def test_ninja_exit_code_1_leaves_the_step_to_its_compiler_error():
+    """A plain compiler failure (code 1) is not read from the FAILED line, whose target path may hold any word:
+    the compiler's own message names the cause."""
+    log = (
+        "FAILED: [code=1] caffe2/CMakeFiles/torch_cuda.dir/cudnn/Conv_v8.cpp.o \n"
+        "/usr/bin/c++ -c Conv_v8.cpp -o Conv_v8.cpp.o\n"
+        "Conv_v8.cpp:3:10: fatal error: Python.h: No such file or directory\n"
+    )
+    assert diagnose_text(log).root.cause_id == "python_headers_missing"

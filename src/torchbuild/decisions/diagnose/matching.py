@@ -299,6 +299,12 @@ class Scanner:
     def _classify(self, number: int, text: str, body: str) -> None:
         if body.startswith("FAILED:"):
             self._new_step(number, body, command_next=True)
+            if body.startswith("FAILED: [code=") and not body.startswith("FAILED: [code=1]"):
+                # ninja 1.13 names the step's exit code ("FAILED: [code=137] x.o"): a signature may read a code
+                # other than a compiler's plain 1 (a killed step), as make's "*** [x.o] Error 137" is read
+                hit = self._match_sigs(body)
+                if hit is not None and not hit[0].hint:
+                    self._add_event(_Event(number, body, self.cur_step, hit[0], hit[1], before=list(self.prev)))
             return
         if body.startswith("Traceback (most recent call last)"):
             self._new_step(number, body)
