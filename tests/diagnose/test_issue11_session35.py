@@ -9,6 +9,9 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from torchbuild.decisions.diagnose.classify import normalize
@@ -127,3 +130,24 @@ def test_ninja_exit_code_1_leaves_the_step_to_its_compiler_error():
         "Conv_v8.cpp:3:10: fatal error: Python.h: No such file or directory\n"
     )
     assert diagnose_text(log).root.cause_id == "python_headers_missing"
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_an_intrinsic_the_real_gcc_does_not_declare_is_compiler_too_old(tmp_path):
+    """The real g++ on intrinsics its immintrin.h does not declare (names no GCC has, standing for ones newer than
+    it), inside a template and outside: both of its wordings name compiler_too_old (pytorch/pytorch#61518: GCC 5.4
+    and fbgemm's _mm256_cmpge_epi32_mask)."""
+    src = tmp_path / "intr.cc"
+    src.write_text(
+        "#include <immintrin.h>\n"
+        "template <class T> int f(T) { return _mm512_not_in_this_gcc(1); }\n"
+        "int g() { return _mm256_not_in_this_gcc(1); }\n"
+    )
+    out = subprocess.run(["g++", "-c", str(src), "-o", str(tmp_path / "intr.o")], capture_output=True, text=True)
+    assert out.returncode != 0
+    errors = [line for line in out.stderr.splitlines() if ": error: " in line]
+    assert len(errors) == 2, out.stderr
+    for line in errors:
+        d = diagnose_text(line)
+        assert (d.root.cause_id, d.root.signature) == ("compiler_too_old", "x86-intrinsic-undeclared"), line
+    assert diagnose_text(out.stderr).root.cause_id == "compiler_too_old"
