@@ -3,6 +3,7 @@
     python benchmarks/realworld_measure.py snapshot OUT.json --blind-from N
     python benchmarks/realworld_measure.py compare BEFORE.json AFTER.json
     python benchmarks/realworld_measure.py measure --blind-from N [--start SRC] [--out OUT.json]
+    python benchmarks/realworld_measure.py pin --blind-from N
 
 The corpus is tests/diagnose/realworld (index.toml rows: file, cause, split, batch).  A held-out log of
 batch N or later is *blind* until the one measurement of its session (benchmarks/realworld_protocol.md):
@@ -19,6 +20,11 @@ nothing here prints its name, label or result.
   counts per batch and together: right first cause, and confidently wrong (another named cause at
   confidence >= 0.7).  ``--out`` writes the per-log results of this checkout's code to a file, to
   be read only after the counts were taken.
+* ``pin`` writes tests/diagnose/realworld_right.txt: the logs that are not blind and whose first cause is
+  their label now, one file name a line.  tests/diagnose/test_realworld.py then fails on any of them
+  that a later change gets wrong (the floor test alone lets one log's loss hide behind another's gain).
+  Run it after a change that makes logs right, or, with the reason in the commit, after one that
+  knowingly gives a log up.
 """
 
 from __future__ import annotations
@@ -106,6 +112,25 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The pinned logs (``pin``): right at the last pin, kept right by tests/diagnose/test_realworld.py.
+PINS = ROOT / "tests" / "diagnose" / "realworld_right.txt"
+
+
+def _pin(args: argparse.Namespace) -> int:
+    index = rows()
+    seen = [r["file"] for r in index if not is_blind(r, args.blind_from)]
+    results = diagnose_files(seen)
+    expected = {r["file"]: r["cause"] for r in index}
+    right = sorted(f for f in seen if results[f][0] == expected[f])
+    head = (
+        "# Corpus logs whose first cause was their label at the last `python benchmarks/realworld_measure.py pin`\n"
+        "# (blind held-out logs left out): tests/diagnose/test_realworld.py keeps each of them right.\n"
+    )
+    PINS.write_text(head + "".join(f + "\n" for f in right), encoding="utf-8")
+    print(f"{len(right)} of {len(seen)} logs that are not blind pinned in {PINS.relative_to(ROOT)}")
+    return 0
+
+
 def _measure_with(src: Path, files: list[str]) -> dict[str, list]:
     """Diagnose ``files`` with the torchbuild of ``src`` (a tree's src/ folder), in a child process."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -179,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--start", help="src/ of the session start's tree (a git worktree), to score it too")
     p.add_argument("--out", help="write this checkout's per-log results here (read them after the counts)")
     p.set_defaults(run=_measure)
+    p = sub.add_parser("pin", help="record the logs that are right now, for the per-log regression test")
+    p.add_argument("--blind-from", type=int, required=True, help="the first blind batch (held-out logs from it on)")
+    p.set_defaults(run=_pin)
     args = ap.parse_args(argv)
     return int(args.run(args))
 
