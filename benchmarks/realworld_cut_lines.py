@@ -16,25 +16,21 @@ Needs the repository's history (a full clone), ``git`` and Python 3.11 or later 
 from __future__ import annotations
 
 import argparse
-import io
-import json
-import subprocess
 import sys
-import tarfile
-import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
-import tomllib
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import realworld_firstsight  # noqa: E402
+import realworld_measure  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "diagnose" / "realworld"
+CORPUS = realworld_measure.CORPUS
 FIRST_BATCH = 180
 
-#: Runs in a child Python with the old commit's src/ first on sys.path: argv = files.json out.json src min.
+#: Runs in a child Python with the old commit's src/ on PYTHONPATH (realworld_firstsight.run_at): argv = files.json
+#: out.json min.
 _CHILD = r"""
 import json, sys
-sys.path.insert(0, sys.argv[3])
 try:
     from torchbuild.decisions.diagnose.signatures import load_signatures
 except ImportError:
@@ -42,7 +38,7 @@ except ImportError:
 from torchbuild.decisions.diagnose.classify import normalize
 import re._parser as sp
 from re._constants import LITERAL
-least = int(sys.argv[4])
+least = int(sys.argv[3])
 
 def lead(pattern):
     try:
@@ -83,31 +79,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--min", type=int, default=20, help="shortest leading literal and cut prefix, in characters")
     args = ap.parse_args(argv)
-    index = {r["file"]: r for r in tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]}
-    first = json.loads((ROOT / "benchmarks" / "realworld_firstsight.json").read_text(encoding="utf-8"))["logs"]
+    index = {r["file"]: r for r in realworld_measure.rows()}
     by_commit: dict[str, list[str]] = defaultdict(list)
-    for f, (cause, _conf, _sig, commit) in first.items():
+    for f, (cause, _conf, _sig, commit) in realworld_firstsight.load().items():
         r = index.get(f)
         if r and r["split"] == "holdout" and r.get("batch", 0) >= FIRST_BATCH and cause == "unknown":
             by_commit[commit].append(f)
     counts: Counter[str] = Counter()
     for commit, files in sorted(by_commit.items()):
-        tar = subprocess.run(
-            ["git", "archive", "--format=tar", commit, "src"], cwd=ROOT, capture_output=True, check=True
-        )
-        with tempfile.TemporaryDirectory() as tmp:
-            with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as archive:
-                archive.extractall(tmp, filter="data")
-            listing, out = Path(tmp) / "files.json", Path(tmp) / "out.json"
-            listing.write_text(json.dumps([str(CORPUS / f) for f in files]), encoding="utf-8")
-            argv_child = [sys.executable, "-c", _CHILD, str(listing), str(out), str(Path(tmp) / "src"), str(args.min)]
-            subprocess.run(argv_child, cwd=tmp, check=True)
-            named = json.loads(out.read_text(encoding="utf-8"))
+        named = realworld_firstsight.run_at(commit, _CHILD, [str(CORPUS / f) for f in files], str(args.min))
         for f in files:
             got, want = named[str(CORPUS / f)], index[f]["cause"]
-            counts[
-                "unknown" if got is None else "right" if got == want else "lost" if want == "unknown" else "wrong"
-            ] += 1
+            kind = "unknown" if got is None else "right" if got == want else "lost" if want == "unknown" else "wrong"
+            counts[kind] += 1
     n = sum(counts.values())
     print(f"{n} held-out logs of batch >= {FIRST_BATCH} first met as unknown; cut-line reading (--min {args.min}):")
     for k in ("right", "lost", "wrong", "unknown"):

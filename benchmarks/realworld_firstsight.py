@@ -35,6 +35,7 @@ import tarfile
 import tempfile
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import realworld_measure  # noqa: E402
@@ -84,10 +85,10 @@ def adding_commits() -> dict[str, str]:
     return out
 
 
-def diagnose_at(commit: str, files: list[str]) -> dict[str, list]:
-    """``{file: [cause_id, confidence, signature, line]}``: the first cause that the code of ``commit``
-    names for each corpus log in ``files``, with the calibration off (a child Python whose
-    ``PYTHONPATH`` is that commit's ``src/``, extracted with ``git archive``).
+def run_at(commit: str, code: str, files: list[str], *args: str) -> Any:
+    """Run ``code`` in a child Python whose ``PYTHONPATH`` is the ``src/`` of ``commit`` (extracted with
+    ``git archive`` into a temporary folder, its working directory), as ``python -c code LISTING OUT *args``:
+    LISTING holds ``files`` as JSON, and the JSON the child writes to OUT is returned.
 
     :raises subprocess.CalledProcessError: when git or the child fails.
     """
@@ -98,9 +99,17 @@ def diagnose_at(commit: str, files: list[str]) -> dict[str, list]:
         listing, out = Path(tmp) / "files.json", Path(tmp) / "out.json"
         listing.write_text(json.dumps(files), encoding="utf-8")
         env = dict(os.environ, PYTHONPATH=str(Path(tmp) / "src"))
-        here = str(Path(__file__).resolve().parent)
-        subprocess.run([sys.executable, "-c", _CHILD, str(listing), str(out), here], env=env, cwd=tmp, check=True)
+        subprocess.run([sys.executable, "-c", code, str(listing), str(out), *args], env=env, cwd=tmp, check=True)
         return json.loads(out.read_text(encoding="utf-8"))
+
+
+def diagnose_at(commit: str, files: list[str]) -> dict[str, list]:
+    """``{file: [cause_id, confidence, signature, line]}``: the first cause that the code of ``commit``
+    names for each corpus log in ``files``, with the calibration off (:func:`run_at`).
+
+    :raises subprocess.CalledProcessError: when git or the child fails.
+    """
+    return dict(run_at(commit, _CHILD, files, str(Path(__file__).resolve().parent)))
 
 
 def load(path: Path = OUT) -> dict[str, list]:
