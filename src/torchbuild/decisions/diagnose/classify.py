@@ -361,11 +361,7 @@ def delocalize(text: str) -> str:
     move their symbol or library (the ``[[pattern]]`` rows: "对‘X’未定义的引用" -> "undefined reference
     to `X'") are put back first.  The texts come from the gettext catalogs the tools ship
     (scripts/gen-localized-messages)."""
-    for fixed, rx_p, english in _patterns():
-        if fixed in text:
-            text = rx_p.sub(english, text)
-    rx, table = _localized()
-    return rx.sub(lambda m: table[m.group(0)], text)
+    return _delocalize(text, ascii_only=False)
 
 
 #: quotes a translation may put around a placeholder ("‘%s’", "« %s »", "“%s”", "`%s'")
@@ -439,10 +435,16 @@ def delocalize_ascii(text: str) -> str:
     directory".  Only the rows of knowledge/data/localized.toml marked ``ascii``; :func:`normalize`
     leaves ASCII lines alone so that an English log is scanned at grep speed, and the scanner calls
     this only on the lines its gate lets through."""
-    for fixed, rx_p, english in _patterns(ascii_only=True):
+    return _delocalize(text, ascii_only=True)
+
+
+def _delocalize(text: str, *, ascii_only: bool) -> str:
+    """:func:`delocalize` (all rows) or :func:`delocalize_ascii` (``ascii_only``): the ``[[pattern]]``
+    rows first (each tried only on a line holding its fixed text), then the ``[[text]]`` rows."""
+    for fixed, rx_p, english in _patterns(ascii_only):
         if fixed in text:
             text = rx_p.sub(english, text)
-    rx, table = _localized(ascii_only=True)
+    rx, table = _localized(ascii_only)
     return rx.sub(lambda m: table[m.group(0)], text)
 
 
