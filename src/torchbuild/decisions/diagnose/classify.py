@@ -61,6 +61,7 @@ GATE: tuple[str, ...] = (
     "Rust package manager",  # maturin: "Cargo, the Rust package manager, is not installed or is not on PATH."
     "No CUDA toolkit found",  # nerfstudio's packages: "NerfAcc: No CUDA toolkit found. NerfAcc will be disabled."
     "not compatible",
+    "not all work",  # CMake 3.22-3.23: "The CMAKE_CUDA_ARCHITECTURES: ... do not all work with this compiler."
     "denied",
     "permitted",
     "LNK",

@@ -1,0 +1,127 @@
+"""Issue 11, session 36: rows written from round A's dev logs (batches 387 and later), before its measurement.
+
+* CMake 3.22-3.23's "The CMAKE_CUDA_ARCHITECTURES: ... do not all work with this compiler" (its own line, with no
+  ``CMake Error`` header left in the paste: microsoft/onnxruntime#12272);
+* any find module's "Could NOT find X (missing: ...)" that no other row names (TensorRT, Bullet), with the real
+  cmake of this machine;
+* Bazel's "missing input file" for a library of an external repository (pytorch/TensorRT#45).
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from .conftest import diagnose_text, run_tool
+
+
+def test_cmake_cuda_architectures_that_do_not_all_work_without_the_cmake_error_header():
+    """The paste of microsoft/onnxruntime#12272 (issue 11 batch 387 dev): the list between CMake's two lines, no
+    "CMake Error at" above it.  The text is CMake 3.23.3's Modules/CMakeDetermineCUDACompiler.cmake message."""
+    log = """
+        .\\build.bat --use_cuda --cuda_version "11.5" --cmake_extra_defines "CMAKE_CUDA_ARCHITECTURES=75;80;86;87"
+
+            The CMAKE_CUDA_ARCHITECTURES:
+
+                75;80;86;87
+
+              do not all work with this compiler
+    """
+    d = diagnose_text(log)
+    assert (d.root.cause_id, d.root.signature, d.root.line) == (
+        "cuda_arch_unsupported",
+        "cmake-cuda-architectures-do-not-all-work",
+        7,
+    )
+
+
+def test_cmake_cuda_architectures_message_with_its_header():
+    """The whole message as CMake 3.23 prints it (header, list, "Try:" and the working list) names the same cause."""
+    log = """
+        CMake Error at /usr/share/cmake-3.23/Modules/CMakeDetermineCUDACompiler.cmake:632 (message):
+          The CMAKE_CUDA_ARCHITECTURES:
+
+            75;80;86;87
+
+          do not all work with this compiler.  Try:
+
+            75;80;86
+
+          instead.
+    """
+    assert diagnose_text(log).root.cause_id == "cuda_arch_unsupported"
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+def test_the_real_cmake_could_not_find_a_package_no_row_names(tmp_path):
+    """This machine's cmake runs a find module (find_library + find_package_handle_standard_args) for a library
+    that is not installed; its "Could NOT find TensorRT (missing: TensorRT_LIBRARY)" names system_library_missing
+    with the package (cyrusbehr/YOLOv8-TensorRT-CPP#16, issue 11 batch 390 dev)."""
+    (tmp_path / "cmake").mkdir()
+    (tmp_path / "cmake" / "FindTensorRT.cmake").write_text(
+        "find_library(TensorRT_LIBRARY NAMES nvinfer_torchbuild_test_absent)\n"
+        "include(FindPackageHandleStandardArgs)\n"
+        "find_package_handle_standard_args(TensorRT REQUIRED_VARS TensorRT_LIBRARY)\n"
+    )
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(p NONE)\n"
+        "list(APPEND CMAKE_MODULE_PATH ${CMAKE_CURRENT_SOURCE_DIR}/cmake)\nfind_package(TensorRT REQUIRED)\n"
+    )
+    out = run_tool(["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "build")])
+    assert out.returncode != 0
+    d = diagnose_text(out.stdout + out.stderr)
+    assert (d.root.cause_id, d.root.signature, d.root.values["lib"]) == (
+        "system_library_missing",
+        "cmake-could-not-find-any-package",
+        "TensorRT",
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "cause"),
+    [
+        # the rows that name these packages keep them
+        ("-- Could NOT find CUDA (missing: CUDA_TOOLKIT_ROOT_DIR CUDA_NVCC_EXECUTABLE)", "cuda_toolkit_not_found"),
+        ("-- Could NOT find CUDNN (missing: CUDNN_LIBRARY_PATH CUDNN_INCLUDE_PATH)", "cudnn_unusable"),
+        ("  Could NOT find OpenMP_CXX (missing: OpenMP_CXX_FLAGS OpenMP_CXX_LIB_NAMES)", "openmp_missing"),
+        ("  Could NOT find Boost (missing: Boost_INCLUDE_DIR filesystem)", "system_library_missing"),
+    ],
+)
+def test_packages_other_rows_name_keep_their_cause(line, cause):
+    """The new catch-all row leaves every package another row names to that row."""
+    d = diagnose_text(line)
+    assert d.root.cause_id == cause
+    assert d.root.signature != "cmake-could-not-find-any-package"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "-- Could NOT find Git (missing: GIT_EXECUTABLE)",
+        "-- Could NOT find PkgConfig (missing: PKG_CONFIG_EXECUTABLE)",
+        "-- Could NOT find Threads (missing: Threads_FOUND)",
+    ],
+)
+def test_tools_cmake_does_not_find_are_not_a_missing_library(line):
+    """A tool (git, pkg-config) or the threads check is not a library the project links: no system_library_missing
+    from the catch-all row."""
+    d = diagnose_text(line)
+    assert d.root.signature != "cmake-could-not-find-any-package"
+
+
+def test_bazel_missing_input_library():
+    """pytorch/TensorRT#45 (issue 11 batch 390 dev): Bazel's @tensorrt repository points at a folder without
+    libnvinfer.so."""
+    log = (
+        "INFO: Found 1 target...\n"
+        "ERROR: missing input file 'external/tensorrt/lib/x86_64-linux-gnu/libnvinfer.so', owner: "
+        "'@tensorrt//:lib/x86_64-linux-gnu/libnvinfer.so'\n"
+        "Target //:libtrtorch failed to build\n"
+    )
+    d = diagnose_text(log)
+    assert (d.root.cause_id, d.root.values["lib"]) == ("system_library_missing", "libnvinfer.so")
+    # a missing source file is not a library
+    assert diagnose_text("ERROR: missing input file '//core:conversion.cpp'").root.signature != (
+        "bazel-missing-input-library"
+    )
