@@ -4,7 +4,12 @@
   ``CMake Error`` header left in the paste: microsoft/onnxruntime#12272);
 * any find module's "Could NOT find X (missing: ...)" that no other row names (TensorRT, Bullet), with the real
   cmake of this machine;
-* Bazel's "missing input file" for a library of an external repository (pytorch/TensorRT#45).
+* Bazel's "missing input file" for a library of an external repository (pytorch/TensorRT#45);
+* a C++17/20 header of the standard library itself that the compiler's library lacks (<string_view>, ...), with the
+  real g++ (VAST-AI-Research/TripoSR#74);
+* the THC row reads the missing header, not a THC header that includes a missing one (xingyizhou/CenterNet#340);
+* macOS's "Symbol not found: _torch_library_impl" (a C shim of another torch), NATTEN's "Failed to import libnatten",
+  spconv's "your gpu arch (8, 9) isn't compiled in prebuilt".
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
+
+from torchbuild.decisions.diagnose.signatures import load_signatures
 
 from .conftest import diagnose_text, run_tool
 
@@ -125,3 +132,97 @@ def test_bazel_missing_input_library():
     assert diagnose_text("ERROR: missing input file '//core:conversion.cpp'").root.signature != (
         "bazel-missing-input-library"
     )
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+@pytest.mark.parametrize("header", ["string_view", "optional", "charconv", "concepts"])
+def test_a_standard_header_the_real_gcc_library_lacks_is_compiler_too_old(tmp_path, header):
+    """The real g++ with -nostdinc++ (no C++ library headers, as a libstdc++ older than the header has none of them)
+    prints the message an old gcc does for torch's c10/util/string_view.h (VAST-AI-Research/TripoSR#74, issue 11
+    batch 395 dev): compiler_too_old, with the header."""
+    src = tmp_path / "std.cc"
+    src.write_text(f"#include <{header}>\nint main() {{ return 0; }}\n")
+    out = run_tool(["g++", "-nostdinc++", "-c", str(src), "-o", str(tmp_path / "std.o")])
+    assert out.returncode != 0
+    d = diagnose_text(out.stderr)
+    assert (d.root.cause_id, d.root.signature, d.root.values["header"]) == (
+        "compiler_too_old",
+        "cxx-standard-library-header-missing",
+        header,
+    )
+
+
+def test_a_file_named_like_a_standard_header_outside_the_row_is_not_read():
+    """Names other files share are left out: a shell's "version: No such file" is no compiler message."""
+    d = diagnose_text("cat: version: No such file or directory")
+    assert d.root.signature != "cxx-standard-library-header-missing"
+
+
+@pytest.mark.parametrize(
+    ("line", "cause"),
+    [
+        # torch 0.4's FFI: a THC header includes cuda.h, which is missing (xingyizhou/CenterNet#340, batch 400 dev)
+        (
+            "/torch/utils/ffi/../../lib/include/THC/THCGeneral.h:12:10: fatal error: cuda.h: No such file or directory",
+            "cuda_toolkit_incomplete",
+        ),
+        # THC itself missing: the row keeps it, in gcc's, clang's, MSVC's and curly-quoted forms
+        ("src/x.cu:3:10: fatal error: THC/THC.h: No such file or directory", "torch_api_removed"),
+        ("src/x.cu:3:10: fatal error: 'THC/THC.h' file not found", "torch_api_removed"),
+        (
+            "x.cpp(3): fatal error C1083: Cannot open include file: 'THC/THC.h': No such file or directory",
+            "torch_api_removed",
+        ),
+        ("\u201cTHC/THC.h\u201d: No such file or directory", "torch_api_removed"),
+        # torch 0.4.1's opaque THCTensor, as gcc words it in a note-like error (SeanNaren/warp-ctc#58)
+        (
+            "THCTensor.h:7:16: error: forward declaration of \u2018THCTensor {aka struct THCTensor}\u2019",
+            "torch_api_removed",
+        ),
+    ],
+)
+def test_thc_is_read_from_the_missing_header_not_the_including_file(line, cause):
+    """The THC row fires on a missing THC header or TH type, not on a THC header's own path in front of another
+    missing header."""
+    assert diagnose_text(line).root.cause_id == cause
+
+
+@pytest.mark.parametrize(
+    ("line", "cause", "signature"),
+    [
+        (
+            "OSError: dlopen(/Users/u/.venv/lib/python3.11/site-packages/torchaudio/lib/_torchaudio.abi3.so, 0x0006): "
+            "Symbol not found: _torch_library_impl",
+            "torch_extension_mismatch",
+            "undefined-symbol-torch-c-shim",
+        ),
+        (
+            "ImportError: Failed to import libnatten. This could be due to an invalid/incomplete install. Please make "
+            "sure you built NATTEN correctly, or refer to https://shi-labs.com/natten for more information.",
+            "torch_extension_mismatch",
+            "natten-libnatten-import-failed",
+        ),
+        (
+            "[WARNING]your gpu arch (8, 9) isn't compiled in prebuilt, may cause invalid device function. available: "
+            "{(6, 1), (7, 0), (8, 0), (8, 6), (6, 0), (7, 5), (5, 2)}",
+            "no_kernel_image",
+            "spconv-gpu-arch-not-in-prebuilt",
+        ),
+    ],
+)
+def test_runtime_rows_of_round_a_dev_logs(line, cause, signature):
+    """TaterTotterson/microWakeWord-Trainer-AppleSilicon#10 (batch 401), LMMMEng/OverLoCK#5 (batch 400) and
+    open-mmlab/OpenPCDet#1354 (batch 398), all dev logs."""
+    d = diagnose_text(line)
+    assert (d.root.cause_id, d.root.signature) == (cause, signature)
+
+
+def test_the_spconv_row_names_the_compute_capability():
+    d = diagnose_text("[WARNING]your gpu arch (12, 0) isn't compiled in prebuilt, may cause invalid device function.")
+    assert "compute capability 12.0" in d.root.explanation
+
+
+def test_the_c_shim_row_anchor_reaches_both_loaders():
+    """One anchor ("ymbol") for glibc's "undefined symbol" and macOS's "Symbol not found"."""
+    (sig,) = [s for s in load_signatures() if s.id == "undefined-symbol-torch-c-shim"]
+    assert sig.anchor in "undefined symbol" and sig.anchor in "Symbol not found"
