@@ -226,3 +226,41 @@ def test_the_c_shim_row_anchor_reaches_both_loaders():
     """One anchor ("ymbol") for glibc's "undefined symbol" and macOS's "Symbol not found"."""
     (sig,) = [s for s in load_signatures() if s.id == "undefined-symbol-torch-c-shim"]
     assert sig.anchor in "undefined symbol" and sig.anchor in "Symbol not found"
+
+
+# -- rows from round A's held-out misses, written after its measurement (seen from then on)
+
+
+@pytest.mark.parametrize(
+    ("line", "have", "need"),
+    [
+        (
+            "2020-07-27T19:25:00.0718202Z pkg_resources.ContextualVersionConflict: (numpy 1.19.1 "
+            "(/usr/share/miniconda/lib/python3.7/site-packages), Requirement.parse('numpy<1.19.0,>=1.16.0'), "
+            "{'tensorflow'})",
+            "numpy 1.19.1",
+            "numpy<1.19.0,>=1.16.0",
+        ),
+        (
+            "pkg_resources.ContextualVersionConflict: numpy 1.16.3 is installed but numpy>=1.16.5 is required by "
+            "{'scikit-image'}",
+            "numpy 1.16.3",
+            "numpy>=1.16.5",
+        ),
+    ],
+)
+def test_pkg_resources_version_conflict(line, have, need):
+    """setuptools' VersionConflict, as str() of its args (intel/dffml#816) and as its report() template: the
+    installed and the required versions are named."""
+    d = diagnose_text(line)
+    assert d.root.cause_id == "dependency_version_conflict"
+    assert have in d.root.explanation and need in d.root.explanation
+
+
+def test_tensorrt_headers_are_a_system_library():
+    """TensorRT's NvInfer.h missing (wang-xinyu/tensorrtx#14: the maintainer points at libnvinfer-dev)."""
+    d = diagnose_text("fatal error: NvInfer.h: No such file or directory")
+    assert (d.root.cause_id, d.root.values["header"]) == ("system_library_missing", "NvInfer.h")
+    assert diagnose_text("x.cpp:2:10: fatal error: NvInferPlugin.h: No such file or directory").root.cause_id == (
+        "system_library_missing"
+    )
