@@ -93,3 +93,22 @@ def test_the_log_only_reader_sees_numbers_and_its_answers_map_back(tmp_path, mon
     (folder / "answers.json").write_text(json.dumps({"007": ["unknown", "low"]}))
     with pytest.raises(SystemExit, match="007"):
         rr.main(["collect", str(folder), str(out)])
+
+
+def test_readings_pool_with_the_first_answer_of_a_log_read_twice(tmp_path):
+    """realworld_relabel.load_answers: two readings pooled, a log in both keeps the first reading's answer; a file
+    without an answers object is refused with the way to write one."""
+    import realworld_relabel as rl
+
+    a = tmp_path / "a.json"
+    b = tmp_path / "b.json"
+    a.write_text(json.dumps({"answers": {"x.log": ["cuda_version_mismatch", "high"]}}))
+    b.write_text(json.dumps({"answers": {"x.log": ["unknown", "low"], "y.log": ["compiler_missing", "medium"]}}))
+    assert rl.load_answers([a, b]) == {
+        "x.log": ["cuda_version_mismatch", "high"],
+        "y.log": ["compiler_missing", "medium"],
+    }
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"key": {}}))
+    with pytest.raises(SystemExit, match="realworld_reader.py collect"):
+        rl.load_answers([bad])
