@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from support.ld import link_against_older
+
 from .conftest import ROWS, stated
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
@@ -356,19 +358,7 @@ def test_real_ld_versioned_symbol_newer_than_the_c_library(tmp_path):
     library found at link time defines only an older version (a stand-in for libm without
     GLIBC_2.27, built here with version scripts): ld's "undefined reference to `mypowf@GLIBC_9.99'"
     is a C library older than the prebuilt library's."""
-    for d in ("new", "old"):
-        (tmp_path / d).mkdir()
-    (tmp_path / "bar.c").write_text("float mypowf(float x) { return x * x; }\n")
-    (tmp_path / "new.map").write_text("GLIBC_9.99 { global: mypowf; local: *; };\n")
-    (tmp_path / "old.c").write_text("int other(void) { return 0; }\n")
-    (tmp_path / "old.map").write_text("GLIBC_2.2.5 { global: other; local: *; };\n")
-    (tmp_path / "foo.c").write_text("float mypowf(float);\nfloat torchish(float x) { return mypowf(x); }\n")
-    (tmp_path / "main.c").write_text("float torchish(float);\nint main(void) { return (int)torchish(2.0f); }\n")
-    so = ["-shared", "-fPIC", "-Wl,-soname,libbar.so"]
-    assert _run(["gcc", *so, "bar.c", "-Wl,--version-script=new.map", "-o", "new/libbar.so"], tmp_path).returncode == 0
-    assert _run(["gcc", *so, "old.c", "-Wl,--version-script=old.map", "-o", "old/libbar.so"], tmp_path).returncode == 0
-    assert _run(["gcc", "-shared", "-fPIC", "foo.c", "-Lnew", "-lbar", "-o", "libfoo.so"], tmp_path).returncode == 0
-    link = _run(["gcc", "main.c", "-L.", "-lfoo", "-Lold", "-lbar", "-Wl,-rpath-link,old", "-o", "main"], tmp_path)
+    link = link_against_older(tmp_path, soname="libbar.so", version="GLIBC_9.99", symbol="mypowf")
     assert "undefined reference to `mypowf@GLIBC_9.99'" in link.stderr, link.stderr
     d = _diag(link.stderr.splitlines())
     assert d.root.cause_id == "libc_too_old"

@@ -18,6 +18,7 @@ import shutil
 
 import pytest
 
+from support.ld import link_against_older
 from torchbuild.decisions.diagnose.signatures import load_signatures
 
 from .conftest import diagnose_text, run_tool
@@ -355,53 +356,7 @@ def test_the_real_linker_on_a_symbol_at_a_version_the_library_lacks(tmp_path):
     """The real gcc and GNU ld: a shared library built against a libcudart.so.12 that has a versioned symbol, then
     linked with a libcudart.so.12 without it, as torch's libraries against an older CUDA's (fast-feature-fields#12)."""
 
-    def cc(*args: str) -> None:
-        r = run_tool(["gcc", *args])
-        assert r.returncode == 0, r.stderr
-
-    new = tmp_path / "new"
-    old = tmp_path / "old"
-    new.mkdir()
-    old.mkdir()
-    (tmp_path / "v.map").write_text("libcudart.so.12 { global: cudaNewEntryPoint; cudaOld; local: *; };\n")
-    (tmp_path / "vold.map").write_text("libcudart.so.12 { global: cudaOld; local: *; };\n")
-    (tmp_path / "rt_new.c").write_text("int cudaNewEntryPoint(void){return 1;}\nint cudaOld(void){return 0;}\n")
-    (tmp_path / "rt_old.c").write_text("int cudaOld(void){return 0;}\n")
-    (tmp_path / "c10.c").write_text("int cudaNewEntryPoint(void);\nint c10_use(void){return cudaNewEntryPoint();}\n")
-    (tmp_path / "main.c").write_text("int c10_use(void);\nint main(void){return c10_use();}\n")
-    cc(
-        "-shared",
-        "-fPIC",
-        f"-Wl,--version-script={tmp_path / 'v.map'}",
-        "-Wl,-soname,libcudart.so.12",
-        str(tmp_path / "rt_new.c"),
-        "-o",
-        str(new / "libcudart.so.12"),
-    )
-    (new / "libcudart.so").symlink_to("libcudart.so.12")
-    cc("-shared", "-fPIC", str(tmp_path / "c10.c"), f"-L{new}", "-lcudart", "-o", str(tmp_path / "libc10_cuda.so"))
-    cc(
-        "-shared",
-        "-fPIC",
-        f"-Wl,--version-script={tmp_path / 'vold.map'}",
-        "-Wl,-soname,libcudart.so.12",
-        str(tmp_path / "rt_old.c"),
-        "-o",
-        str(old / "libcudart.so.12"),
-    )
-    (old / "libcudart.so").symlink_to("libcudart.so.12")
-    out = run_tool(
-        [
-            "gcc",
-            str(tmp_path / "main.c"),
-            str(tmp_path / "libc10_cuda.so"),
-            f"-L{old}",
-            "-lcudart",
-            f"-Wl,-rpath-link,{old}",
-            "-o",
-            str(tmp_path / "main"),
-        ]
-    )
+    out = link_against_older(tmp_path, soname="libcudart.so.12", version="libcudart.so.12", symbol="cudaNewEntryPoint")
     assert out.returncode != 0
     assert "cudaNewEntryPoint@libcudart.so.12" in out.stderr, out.stderr
     d = diagnose_text(out.stderr)
