@@ -361,3 +361,14 @@ def test_the_real_linker_on_a_symbol_at_a_version_the_library_lacks(tmp_path):
     assert "cudaNewEntryPoint@libcudart.so.12" in out.stderr, out.stderr
     d = diagnose_text(out.stderr)
     assert (d.root.cause_id, d.root.values["lib"]) == ("cuda_version_mismatch", "libcudart.so.12")
+
+
+def test_the_catch_all_could_not_find_row_leaves_every_other_cause_its_packages():
+    """Every example of a row of another cause that holds CMake's "Could NOT find" (CUDA, cuDNN, NVTX and NvToolExt,
+    BLAS, Python, OpenMP, ...) is kept out of the catch-all row by its lookahead: a new such row must add its package
+    names there (docs/diagnose-signatures.md)."""
+    sigs = load_signatures()
+    (catch_all,) = [s for s in sigs if s.id == "cmake-could-not-find-any-package"]
+    others = [(s.id, ex) for s in sigs if s.cause != catch_all.cause for ex in s.examples if "Could NOT find" in ex]
+    assert len(others) >= 5
+    assert [(sid, ex) for sid, ex in others if catch_all.search(ex) is not None] == []
