@@ -372,3 +372,25 @@ def test_the_catch_all_could_not_find_row_leaves_every_other_cause_its_packages(
     others = [(s.id, ex) for s in sigs if s.cause != catch_all.cause for ex in s.examples if "Could NOT find" in ex]
     assert len(others) >= 5
     assert [(sid, ex) for sid, ex in others if catch_all.search(ex) is not None] == []
+
+
+# -- round C: a reading from its held-out misses, written after its measurement
+
+
+def test_a_loader_message_wrapped_after_undefined_is_joined():
+    """Dao-AILab/flash-attention#950 (issue 11 batch 412 held-out): the paste broke "undefined symbol:" after
+    "undefined", so neither line is an undefined-symbol line alone; joined with a space they are."""
+    log = """
+        ERROR
+        `flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined
+         symbol: _ZN3c104impl3cow11cow_deleterEPv`
+    """
+    d = diagnose_text(log)
+    assert (d.root.cause_id, d.root.line) == ("torch_extension_mismatch", 2)
+    assert d.root.values["symbol"] == "_ZN3c104impl3cow11cow_deleterEPv"
+
+
+def test_a_line_ending_in_undefined_alone_stays_no_error():
+    """Without a next line that completes a known message, a line ending in "undefined" names nothing."""
+    d = diagnose_text("the value of x is undefined\nand so is y\n")
+    assert d.root.cause_id == "unknown"

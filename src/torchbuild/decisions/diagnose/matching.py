@@ -35,7 +35,10 @@ WRAP_MIN = 60
 #: "fatal error: 'omp.h'" / "file not found"; or a word after which nvcc's EDG front end breaks its
 #: messages: "no suitable conversion function from" / '"const at::DeprecatedTypeProperties"') is also
 #: tried joined with the next line, with a space.
-WRAP_ENDS = (":", "'", '"', "\u2019", " from", " type")
+WRAP_ENDS = (":", "'", '"', "\u2019", " from", " type", " undefined")
+#: The ends of a line that is not an error by itself but whose message a wrap cut in two: the loader's "undefined" with
+#: its "symbol: ..." on the next line.
+_WRAP_ENDS_NOT_ERROR = (" undefined",)
 #: A Python warning line ("...py:368: UserWarning: ...", "FutureWarning: ...").
 _PY_WARNING = re.compile(r"(?:^|[\s:])[A-Z]\w*Warning: ")
 #: How CMake starts a message of its own (a new message, not the indented text of the one before).
@@ -254,9 +257,11 @@ class Scanner:
             and len(self.events) > n_events
             and self.events[-1].line == number
             and self.events[-1].sig is None
-        ):
+        ) or (len(self.events) == n_events and body.endswith(_WRAP_ENDS_NOT_ERROR)):
             # an error line that no signature knows: maybe the first half of a wrapped message (long,
-            # or cut after a colon or a quoted name: clang's "fatal error: 'omp.h'" / "file not found")
+            # or cut after a colon or a quoted name: clang's "fatal error: 'omp.h'" / "file not found");
+            # or a line that is no error yet because its message goes on in the next one ("...so: undefined" /
+            # "symbol: _ZN3c10...": Dao-AILab/flash-attention#950, issue 11 batch 412 held-out)
             self._wrap_prev = (number, body)
 
     def _join_wrapped(self, wrapped: tuple[int, str], body: str) -> None:
