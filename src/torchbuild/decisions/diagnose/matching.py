@@ -33,8 +33,8 @@ from .signatures import Signature, any_case_messages, load_signatures
 WRAP_MIN = 60
 #: A shorter error line that ends with one of these (a colon, or the quote after a name: clang's
 #: "fatal error: 'omp.h'" / "file not found"; or a word after which nvcc's EDG front end breaks its
-#: messages: "no suitable conversion function from" / '"const at::DeprecatedTypeProperties"') is also
-#: tried joined with the next line, with a space.
+#: messages: "no suitable conversion function from" / '"const at::DeprecatedTypeProperties"'; or the
+#: loader's "undefined" before its "symbol: ...") is also tried joined with the next line, with a space.
 WRAP_ENDS = (":", "'", '"', "\u2019", " from", " type", " undefined")
 #: The ends of a line that is not an error by itself but whose message a wrap cut in two: the loader's "undefined" with
 #: its "symbol: ..." on the next line.
