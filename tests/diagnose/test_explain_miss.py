@@ -128,3 +128,17 @@ def test_a_missing_program_is_not_drafted_as_a_header():
 
     assert _missing_header("/bin/sh: 1: /opt/rocm/bin/hipcc: No such file or directory") is None
     assert _missing_header("x.cpp:2:10: fatal error: Eigen/Dense: No such file or directory") == "Eigen/Dense"
+
+
+def test_a_first_error_of_stop_words_alone_has_no_near_signature():
+    """A bare "ERROR:" line (the first error of pytorch/pytorch's MSVC log in the corpus,
+    msvc-pytorch-source-cuda8-vs2017-misleading-cmake-warning.log) shares no word with any signature:
+    --explain-miss says so and still drafts a row, where it divided by zero before (session 36, found
+    by running it over every corpus log diagnosed unknown)."""
+    diag = diagnose_lines(enumerate(["ERROR:", "the build stopped"], 1))
+    assert diag.root.cause_id == "unknown" and diag.first_error is not None
+    ex = explain_miss(diag)
+    assert ex.near == []
+    assert "ERROR:" in ex.draft
+    out = _run("--explain-miss", str(CORPUS / "msvc-pytorch-source-cuda8-vs2017-misleading-cmake-warning.log"))
+    assert "no signature shares words with it" in out

@@ -208,7 +208,7 @@ def explain_miss(diag: Diagnosis, signatures: Sequence[Signature] | None = None,
         return out
     words = _words(fe.text)
     scored = []
-    for s in sigs:
+    for s in sigs if words else ():  # a first error of symbols and stop words alone is near no signature
         sw = _words(" ".join((s.anchor, *s.examples)))
         if not sw:
             continue
