@@ -20,6 +20,7 @@ import pytest
 
 from support.ld import link_against_older
 from torchbuild.decisions.diagnose.signatures import load_signatures
+from torchbuild.errors import KnowledgeError
 
 from .conftest import diagnose_text, run_tool
 
@@ -394,3 +395,33 @@ def test_a_line_ending_in_undefined_alone_stays_no_error():
     """Without a next line that completes a known message, a line ending in "undefined" names nothing."""
     d = diagnose_text("the value of x is undefined\nand so is y\n")
     assert d.root.cause_id == "unknown"
+
+
+def test_header_message_rows_are_read_and_checked_in_one_place(monkeypatch):
+    """headers.toml's [[message]] rows have one reader (session 35 left three): header_messages, any_case_messages and
+    every header row's signature see the same checked rows, and a row without {header}, without a field, or with an
+    empty any_case is refused with the file's name."""
+    import torchbuild.decisions.diagnose.signatures as sigmod
+
+    real = sigmod._header_message_rows()
+    assert [m.compiler for m in real] == [c for c, _, _ in sigmod.header_messages()]
+    assert sigmod.any_case_messages() == tuple(m.any_case for m in real if m.any_case)
+    (python_h,) = [s for s in load_signatures() if s.id == "python-h-missing"]
+    assert python_h.patterns[: len(real)] == tuple(
+        m.pattern.replace("{header}", f"(?i:{python_h.header})" if m.any_case else python_h.header) for m in real
+    )
+    bad_rows = [
+        [{"compiler": "gcc", "pattern": "no header here", "example": "x"}],
+        [{"compiler": "gcc", "example": "x"}],
+        [{"compiler": "msvc", "pattern": "{header}", "example": "x", "any_case": ""}],
+    ]
+    for bad in bad_rows:
+        monkeypatch.setattr(sigmod, "rows", lambda *a, _bad=bad: _bad)
+        sigmod._header_message_rows.cache_clear()
+        try:
+            with pytest.raises(KnowledgeError, match="headers.toml"):
+                sigmod._header_message_rows()
+        finally:
+            monkeypatch.undo()
+            sigmod._header_message_rows.cache_clear()
+    assert sigmod._header_message_rows() == real

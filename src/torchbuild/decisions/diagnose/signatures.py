@@ -240,32 +240,64 @@ def _counts(table: Any) -> dict[str, int]:
     return dict(sorted(((str(k), int(v)) for k, v in dict(table).items()), key=lambda kv: -kv[1]))
 
 
+@dataclass(frozen=True)
+class HeaderMessage:
+    """One ``[[message]]`` row of ``knowledge/data/headers.toml``: how a compiler says an ``#include`` was not found.
+
+    :ivar compiler: the compiler's name (``"gcc"``, ``"clang"``, ``"msvc"``, ``"edg"``).
+    :ivar pattern: a regex in which ``{header}`` stands for a header row's regex.
+    :ivar example: a real line of that compiler, with some header in it.
+    :ivar any_case: a text that, on a line, says the compiler names its header in any case (MSVC's
+        ``Cannot open include file``), or ``None``.
+    """
+
+    compiler: str
+    pattern: str
+    example: str
+    any_case: str | None = None
+
+
+@functools.lru_cache(maxsize=1)
+def _header_message_rows() -> tuple[HeaderMessage, ...]:
+    """The ``[[message]]`` rows of ``headers.toml``, checked once: the one reader of those rows that
+    :func:`header_messages`, :func:`any_case_messages` and :func:`header_signature` share.
+
+    :raises KnowledgeError: a row without ``compiler``, ``pattern`` or ``example``, a pattern without
+        ``{header}``, or an ``any_case`` that is not a non-empty string.
+    """
+    out = []
+    for m in rows("headers", "message"):
+        try:
+            msg = HeaderMessage(str(m["compiler"]), str(m["pattern"]), str(m["example"]), m.get("any_case"))
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise KnowledgeError(f"headers.toml: a [[message]] is invalid: {exc}") from exc
+        if "{header}" not in msg.pattern:
+            raise KnowledgeError(f"headers.toml: the [[message]] of {msg.compiler} has no {{header}} in its pattern")
+        if msg.any_case is not None and not (isinstance(msg.any_case, str) and msg.any_case):
+            raise KnowledgeError(f"headers.toml: a [[message]]'s any_case must be a non-empty string: {msg.any_case!r}")
+        out.append(msg)
+    return tuple(out)
+
+
 def header_messages() -> tuple[tuple[str, str, str], ...]:
     """How the compilers say an ``#include`` was not found: ``(compiler, pattern, example)``
     per ``[[message]]`` of ``knowledge/data/headers.toml`` (``{header}`` in the pattern
     stands for a header row's regex).
 
-    :raises KnowledgeError: when the file or a field is missing.
+    :raises KnowledgeError: as :func:`_header_message_rows`.
     """
-    try:
-        return tuple((m["compiler"], m["pattern"], m["example"]) for m in rows("headers", "message"))
-    except (KeyError, TypeError) as exc:
-        raise KnowledgeError(f"headers.toml: a [[message]] is invalid: {exc}") from exc
+    return tuple((m.compiler, m.pattern, m.example) for m in _header_message_rows())
 
 
-@functools.lru_cache(maxsize=1)
 def any_case_messages() -> tuple[str, ...]:
     """The ``any_case`` texts of ``headers.toml``'s ``[[message]]`` rows: a line that holds one
     names its header in any case (MSVC's ``Cannot open include file``: Windows file names are
     case-insensitive, so ``#include <python.h>`` finds ``Python.h``), and a header row's anchor
     is then looked for in any case too (:meth:`~.matching.Scanner`).
 
-    :raises KnowledgeError: a row's ``any_case`` is not a string.
+    :raises KnowledgeError: as :func:`_header_message_rows`.
     """
-    out = tuple(m["any_case"] for m in rows("headers", "message") if "any_case" in m)
-    if not all(isinstance(t, str) and t for t in out):
-        raise KnowledgeError(f"headers.toml: a [[message]]'s any_case must be a non-empty string: {out}")
-    return out
+    return tuple(m.any_case for m in _header_message_rows() if m.any_case)
 
 
 def header_signature(row: Mapping[str, Any]) -> Signature:
@@ -281,8 +313,7 @@ def header_signature(row: Mapping[str, Any]) -> Signature:
         if "(?P<" in header:
             raise ValueError("the header regex names a group (the messages capture it as `header`)")
         pats = tuple(
-            m["pattern"].replace("{header}", f"(?i:{header})" if "any_case" in m else header)
-            for m in rows("headers", "message")
+            m.pattern.replace("{header}", f"(?i:{header})" if m.any_case else header) for m in _header_message_rows()
         ) + tuple(row.get("also", ()))
         src = row["source"] if isinstance(row["source"], str) else row["source"][0]
         cites = load("headers").get("meta", {}).get("sources", {})
