@@ -31,14 +31,14 @@ from .signatures import Signature, any_case_messages, load_signatures
 #: An error line at least this long (characters) that no signature matched may be the first half
 #: of a message that was wrapped: it is matched again joined with the next line.
 WRAP_MIN = 60
-#: A shorter error line that ends with one of these (a colon, or the quote after a name: clang's
-#: "fatal error: 'omp.h'" / "file not found"; or a word after which nvcc's EDG front end breaks its
-#: messages: "no suitable conversion function from" / '"const at::DeprecatedTypeProperties"'; or the
-#: loader's "undefined" before its "symbol: ...") is also tried joined with the next line, with a space.
-WRAP_ENDS = (":", "'", '"', "\u2019", " from", " type", " undefined")
 #: The ends of a line that is not an error by itself but whose message a wrap cut in two: the loader's "undefined" with
 #: its "symbol: ..." on the next line.
 _WRAP_ENDS_NOT_ERROR = (" undefined",)
+#: A shorter error line that ends with one of these (a colon, or the quote after a name: clang's
+#: "fatal error: 'omp.h'" / "file not found"; or a word after which nvcc's EDG front end breaks its
+#: messages: "no suitable conversion function from" / '"const at::DeprecatedTypeProperties"'; or the
+#: ends of :data:`_WRAP_ENDS_NOT_ERROR`) is also tried joined with the next line, with a space.
+WRAP_ENDS = (":", "'", '"', "\u2019", " from", " type", *_WRAP_ENDS_NOT_ERROR)
 #: A Python warning line ("...py:368: UserWarning: ...", "FutureWarning: ...").
 _PY_WARNING = re.compile(r"(?:^|[\s:])[A-Z]\w*Warning: ")
 #: How CMake starts a message of its own (a new message, not the indented text of the one before).
