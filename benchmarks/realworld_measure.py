@@ -83,10 +83,16 @@ def score(results: dict[str, list], expected: dict[str, str]) -> tuple[int, int]
     return right, wrong
 
 
-def _snapshot(args: argparse.Namespace) -> int:
+def _diagnose_seen(blind_from: int) -> tuple[list[dict], list[str], dict[str, list]]:
+    """The index, the files of the logs that are not blind (held-out of batch >= ``blind_from`` left out), and
+    :func:`diagnose_files` of those files: what ``snapshot`` and ``pin`` both start from."""
     index = rows()
-    seen = [r["file"] for r in index if not is_blind(r, args.blind_from)]
-    results = diagnose_files(seen)
+    seen = [r["file"] for r in index if not is_blind(r, blind_from)]
+    return index, seen, diagnose_files(seen)
+
+
+def _snapshot(args: argparse.Namespace) -> int:
+    index, seen, results = _diagnose_seen(args.blind_from)
     Path(args.out).write_text(json.dumps(results), encoding="utf-8")
     right, wrong = score(results, {r["file"]: r["cause"] for r in index})
     print(
@@ -117,9 +123,7 @@ PINS = ROOT / "tests" / "diagnose" / "realworld_right.txt"
 
 
 def _pin(args: argparse.Namespace) -> int:
-    index = rows()
-    seen = [r["file"] for r in index if not is_blind(r, args.blind_from)]
-    results = diagnose_files(seen)
+    index, seen, results = _diagnose_seen(args.blind_from)
     expected = {r["file"]: r["cause"] for r in index}
     right = sorted(f for f in seen if results[f][0] == expected[f])
     head = (

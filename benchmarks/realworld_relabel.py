@@ -20,6 +20,7 @@ of a diagnosis from the log alone more tightly than one round of 60-90 logs can.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
@@ -42,30 +43,43 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return mid - half, mid + half
 
 
-def load_answers(readings: list[Path]) -> dict[str, list[str]]:
-    """``{file: [cause_id, confidence]}`` of the readings pooled; a file in two readings keeps the first one's answer.
+def read_answers(reading: Path) -> dict[str, list[str]]:
+    """``{file: [cause_id, confidence]}`` of one reading.
 
     :raises SystemExit: a reading without an ``answers`` object.
     """
+    data = json.loads(reading.read_text(encoding="utf-8"))
+    if not isinstance(data.get("answers"), dict):
+        raise SystemExit(f"{reading}: no 'answers' object (write it with benchmarks/realworld_reader.py collect)")
+    return data["answers"]
+
+
+def pool(each: list[dict[str, list[str]]]) -> dict[str, list[str]]:
+    """Several readings' answers pooled; a file in two readings keeps the first one's answer."""
     pooled: dict[str, list[str]] = {}
-    for reading in readings:
-        data = json.loads(reading.read_text(encoding="utf-8"))
-        if not isinstance(data.get("answers"), dict):
-            raise SystemExit(f"{reading}: no 'answers' object (write it with benchmarks/realworld_reader.py collect)")
-        for f, answer in data["answers"].items():
+    for answers in each:
+        for f, answer in answers.items():
             pooled.setdefault(f, answer)
     return pooled
 
 
+def load_answers(readings: list[Path]) -> dict[str, list[str]]:
+    """``{file: [cause_id, confidence]}`` of the readings pooled (:func:`read_answers` of each, then :func:`pool`).
+
+    :raises SystemExit: a reading without an ``answers`` object.
+    """
+    return pool([read_answers(r) for r in readings])
+
+
 def main(readings: list[Path]) -> int:
     rows = {r["file"]: r for r in realworld_measure.rows()}
+    each = [read_answers(r) for r in readings]  # each file read once
     if len(readings) > 1:
-        for reading in readings:
-            one = load_answers([reading])
+        for reading, one in zip(readings, each, strict=True):
             k = sum(a[0] == rows[f]["cause"] for f, a in one.items())
             print(f"{reading.name:40s} reader {k:4d}/{len(one):<4d} {k / len(one):6.1%}")
         print("pooled:")
-    answers = load_answers(readings)
+    answers = pool(each)
     first = json.loads((ROOT / "benchmarks" / "realworld_firstsight.json").read_text(encoding="utf-8"))["logs"]
     files = sorted(answers)
     truth = {f: rows[f]["cause"] for f in files}
@@ -98,4 +112,12 @@ def main(readings: list[Path]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main([Path(a) for a in sys.argv[1:]] or [ROOT / "benchmarks" / "realworld_relabel_s28.json"]))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument(
+        "readings",
+        nargs="*",
+        type=Path,
+        default=[ROOT / "benchmarks" / "realworld_relabel_s28.json"],
+        help="reading files (realworld_reader.py collect); several are pooled",
+    )
+    sys.exit(main(ap.parse_args().readings))
