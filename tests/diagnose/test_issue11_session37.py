@@ -2,7 +2,12 @@
 
 * macOS's dyld missing a symbol of libc++ (std::__1) from the system's /usr/lib/libc++.1.dylib: the binary was built
   for a newer macOS (mlverse/torch#1002);
-* parallel-hashmap's header missing (acxz/pkgbuilds#227), with the real g++.
+* parallel-hashmap's header missing (acxz/pkgbuilds#227), with the real g++;
+* numba's "libNVVM cannot be found" and ctypes' nvvm.dll (xinzhuma/monodle#23);
+* conda's UnsatisfiableError "incompatible with your system" and libmamba's "Could not solve for environment specs";
+* GNU ld's "cannot open output file X: Permission denied";
+* torch/extension.h missing (torch 0.4), a THC header missing from torch's own ATen/cuda header (a CPU-only torch), and
+  a call of a torch C++ constructor that no overload takes (torch::jit::RegisterOperators), with the real g++.
 """
 
 from __future__ import annotations
@@ -18,12 +23,16 @@ def test_macos_libcxx_symbol_not_found_is_the_system_cxx_library_too_old():
     """dyld's three lines as the R torch printed them on macOS (mlverse/torch#1002, issue 11 batch 415 dev; recorded
     from the reporter's real Mac: dyld does not run here).  The missing symbol is in libc++'s inline namespace
     std::__1, so the libc++ loaded is older than the binary's: glibcxx_too_old, below the sure bar (one thread)."""
-    log = """
-        Error in cpp_lantern_init(file.path(install_path(), "lib")) :
-          /Library/Frameworks/R.framework/Versions/4.1/Resources/library/torch/lib/liblantern.dylib - dlopen(/Library/Frameworks/R.framework/Versions/4.1/Resources/library/torch/lib/liblantern.dylib, 10): Symbol not found: __ZNSt3__113basic_filebufIcNS_11char_traitsIcEEE4openEPKcj
-          Referenced from: /Library/Frameworks/R.framework/Versions/4.1/Resources/library/torch/lib/liblantern.dylib (which was built for Mac OS X 12.6)
-          Expected in: /usr/lib/libc++.1.dylib
-    """
+    lib = "/Library/Frameworks/R.framework/Versions/4.1/Resources/library/torch/lib/liblantern.dylib"
+    log = "\n".join(
+        [
+            'Error in cpp_lantern_init(file.path(install_path(), "lib")) :',
+            f"  {lib} - dlopen({lib}, 10): Symbol not found: "
+            "__ZNSt3__113basic_filebufIcNS_11char_traitsIcEEE4openEPKcj",
+            f"  Referenced from: {lib} (which was built for Mac OS X 12.6)",
+            "  Expected in: /usr/lib/libc++.1.dylib",
+        ]
+    )
     root = diagnose_text(log).root
     assert (root.cause_id, root.signature, root.line) == ("glibcxx_too_old", "libcxx-symbol-not-found-macos", 2)
     assert root.confidence < 0.7
@@ -32,9 +41,10 @@ def test_macos_libcxx_symbol_not_found_is_the_system_cxx_library_too_old():
 
 def test_a_torch_symbol_not_found_on_macos_is_not_the_cxx_library():
     """A symbol of torch itself (namespace c10, not std::__1) keeps its own row: the extension and torch differ."""
-    log = """
-        OSError: dlopen(/Users/u/miniforge3/lib/python3.9/site-packages/torchaudio/lib/libtorchaudio.so, 0x0006): Symbol not found: __ZN3c1017RegisterOperatorsD1Ev
-    """
+    log = (
+        "OSError: dlopen(/Users/u/miniforge3/lib/python3.9/site-packages/torchaudio/lib/libtorchaudio.so, 0x0006): "
+        "Symbol not found: __ZN3c1017RegisterOperatorsD1Ev"
+    )
     assert diagnose_text(log).root.cause_id != "glibcxx_too_old"
 
 
@@ -52,3 +62,128 @@ def test_the_real_gcc_missing_parallel_hashmap(tmp_path):
     assert (root.cause_id, root.signature) == ("system_library_missing", "parallel-hashmap-header-missing")
     assert root.confidence < 0.7
     assert "submodule" in root.fix
+
+
+def test_numba_libnvvm_cannot_be_found_is_the_cuda_toolkit_missing():
+    """numba's NvvmSupportError and ctypes' nvvm.dll line below it, as pasted on Windows (xinzhuma/monodle#23, issue 11
+    batch 420 dev; NVIDIA/numba-cuda#69, batch 334 dev; recorded from the threads: numba's CUDA target does not run
+    here).  Both name cuda_toolkit_not_found, the first error first; before, ctypes' line read as a DLL's dependency."""
+    log = """
+        numba.cuda.cudadrv.error.NvvmSupportError: libNVVM cannot be found. Do `conda install cudatoolkit`:
+        Could not find module 'nvvm.dll' (or one of its dependencies). Try using the full path with constructor syntax.
+    """
+    d = diagnose_text(log)
+    assert (d.root.cause_id, d.root.signature, d.root.line) == (
+        "cuda_toolkit_not_found",
+        "numba-libnvvm-cannot-be-found",
+        1,
+    )
+    only_ctypes = diagnose_text(
+        "OSError: Could not find module 'C:\\\\CUDA\\\\nvvm\\\\bin\\\\nvvm64_40_0.dll' (or one of its dependencies)."
+    )
+    assert only_ctypes.root.cause_id == "cuda_toolkit_not_found"
+    assert only_ctypes.root.values.get("lib") == "nvvm64_40_0.dll"
+
+
+def test_conda_unsatisfiable_with_your_system_and_libmamba_could_not_solve():
+    """conda's "incompatible with your system" (pytorch/vision#3264, batch 421 dev) and libmamba's "Could not solve for
+    environment specs" (conda-forge/pytorch-cpu-feedstock#390, batch 421 dev), recorded from the threads (conda is not
+    installed here): dependency_version_conflict, below the sure bar for the first (its root may be __cuda or
+    __glibc, which the fix names)."""
+    conda = diagnose_text(
+        """
+        Solving environment: failed
+
+        UnsatisfiableError: The following specifications were found to be incompatible with your system:
+
+          - feature:/linux-64::__glibc==2.31=0
+          - torchvision=0.8.2 -> cudatoolkit[version='>=11.0,<11.1'] -> __glibc[version='>=2.17,<3.0.a0']
+        """
+    ).root
+    assert (conda.cause_id, conda.signature) == ("dependency_version_conflict", "conda-unsatisfiable-with-your-system")
+    assert conda.confidence < 0.7 and "__cuda" in conda.fix
+    mamba = diagnose_text(
+        """
+        mamba install python=3.12 torchvision=0.22 pytorch=2.7.1=cuda129_mkl_py312_hd99729e_301
+        error    libmamba Could not solve for environment specs
+            The following packages are incompatible
+            ├─ pytorch =2.7.1 cuda129_mkl_py312_hd99729e_301 is requested and can be installed;
+            └─ torchvision =0.22 * is not installable because there are no viable options
+        """
+    ).root
+    assert (mamba.cause_id, mamba.signature) == ("dependency_version_conflict", "libmamba-could-not-solve")
+    assert mamba.line == 2
+
+
+def test_ld_cannot_open_its_output_file_permission_denied():
+    """GNU ld's "cannot open output file X: Permission denied" (NVIDIA/VideoProcessingFramework#270, batch 423 dev: an
+    extension linked into /usr/bin), recorded from the thread: this machine's tests run as root, whom ld is never
+    denied.  permission_denied, with the path."""
+    log = """
+        /usr/bin/ld: cannot open output file /usr/bin/PytorchNvCodec.cpython-39-x86_64-linux-gnu.so: Permission denied
+        collect2: error: ld returned 1 exit status
+        error: command '/usr/bin/g++' failed with exit code 1
+    """
+    root = diagnose_text(log).root
+    assert (root.cause_id, root.line) == ("permission_denied", 1)
+    assert "/usr/bin/PytorchNvCodec.cpython-39-x86_64-linux-gnu.so" in root.explanation
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_the_real_gcc_without_torch_extension_h(tmp_path):
+    """This machine's g++ compiling an extension that includes torch/extension.h against a torch include folder that
+    lacks it, as torch 0.4's did (facebookresearch/maskrcnn-benchmark#44, batch 424 dev; SeanNaren/warp-ctc#101, batch
+    20): torch_extension_mismatch, below the sure bar."""
+    inc = tmp_path / "torch" / "lib" / "include"
+    (inc / "TH").mkdir(parents=True)
+    (inc / "TH" / "TH.h").write_text("#pragma once\n")
+    src = tmp_path / "binding.cpp"
+    src.write_text("#include <TH/TH.h>\n#include <torch/extension.h>\nint main() { return 0; }\n")
+    out = run_tool(["g++", "-I", str(inc), "-c", str(src), "-o", str(tmp_path / "binding.o")]).stderr
+    assert "torch/extension.h: No such file or directory" in out
+    root = diagnose_text(out).root
+    assert (root.cause_id, root.signature) == ("torch_extension_mismatch", "torch-inner-header-missing")
+    assert root.confidence < 0.7
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_the_real_gcc_thc_missing_from_torchs_own_cuda_header_is_a_cpu_only_torch(tmp_path):
+    """This machine's g++ with a torch include folder whose ATen/cuda header includes a THC header the folder lacks, as
+    a CPU-only wheel's did (pytorch/pytorch#40356, batch 425 dev): torch_cpu_only.  The same THC header included by the
+    extension's own source stays torch_api_removed (thc-header-missing)."""
+    inc = tmp_path / "site-packages" / "torch" / "include"
+    (inc / "ATen" / "cuda" / "detail").mkdir(parents=True)
+    (inc / "ATen" / "cuda" / "detail" / "OffsetCalculator.cuh").write_text(
+        "#pragma once\n#include <array>\n#include <THC/THCIntegerDivider.cuh>\n"
+    )
+    ext = tmp_path / "ext.cpp"
+    ext.write_text("#include <ATen/cuda/detail/OffsetCalculator.cuh>\nint main() { return 0; }\n")
+    out = run_tool(["g++", "-I", str(inc), "-c", str(ext), "-o", str(tmp_path / "ext.o")]).stderr
+    root = diagnose_text(out).root
+    assert (root.cause_id, root.signature) == ("torch_cpu_only", "torch-own-cuda-header-lacks-thc")
+    own = tmp_path / "own.cpp"
+    own.write_text("#include <THC/THCIntegerDivider.cuh>\nint main() { return 0; }\n")
+    out = run_tool(["g++", "-I", str(inc), "-c", str(own), "-o", str(tmp_path / "own.o")]).stderr
+    assert diagnose_text(out).root.cause_id == "torch_api_removed"
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_the_real_gcc_no_matching_torch_constructor(tmp_path):
+    """This machine's g++ calling a torch::jit::RegisterOperators constructor with arguments the declared one does not
+    take, as an old spconv did on torch 1.6 (traveller59/spconv#217, batch 427 dev): torch_api_removed, below the sure
+    bar.  The header is a stand-in with torch's namespace and class name; the message is g++'s own."""
+    (tmp_path / "reg.h").write_text(
+        "#pragma once\nnamespace torch { namespace jit {\n"
+        "struct RegisterOperators { RegisterOperators(); template <class F> RegisterOperators(F f, int options); };\n"
+        "}}\n"
+    )
+    src = tmp_path / "all.cc"
+    src.write_text(
+        '#include "reg.h"\nint get_indice_pairs(int);\nint get_indice_pairs(double);\n'
+        'static auto r = torch::jit::RegisterOperators("spconv::get_indice_pairs_2d", &get_indice_pairs);\n'
+    )
+    out = run_tool(["g++", "-c", str(src), "-o", str(tmp_path / "all.o")]).stderr
+    assert "no matching function for call to" in out
+    root = diagnose_text(out).root
+    assert (root.cause_id, root.signature) == ("torch_api_removed", "torch-cxx-call-no-matching-overload")
+    assert "torch::jit::RegisterOperators" in root.explanation
