@@ -187,3 +187,46 @@ def test_the_real_gcc_no_matching_torch_constructor(tmp_path):
     root = diagnose_text(out).root
     assert (root.cause_id, root.signature) == ("torch_api_removed", "torch-cxx-call-no-matching-overload")
     assert "torch::jit::RegisterOperators" in root.explanation
+
+
+def test_older_gits_submodule_clone_failed_without_the_fatal_prefix():
+    """Older git's "Clone of 'URL' into submodule path 'P' failed" (no "fatal: ", a capital C), as pasted in
+    torch/distro#66 (batch 430 dev; recorded from the thread: this machine's git prints the newer form, which
+    git-fetch-failed reads): source_fetch_failed, with the submodule's path."""
+    log = "\n".join(
+        [
+            "Cloning into 'exe/env'...",
+            "Ffatal: u unable to access 'https://github.com/torch/env.git/': Failed to connect to github.com port 443: "
+            "Operation timed out",
+            "Clone of 'https://github.com/torch/env.git' into submodule path 'exe/env' failed",
+        ]
+    )
+    root = diagnose_text(log).root
+    assert (root.cause_id, root.signature) == ("source_fetch_failed", "git-submodule-clone-failed")
+    assert root.values["path"] == "exe/env"
+
+
+def test_pip_without_pythons_ssl_module_is_not_a_network_failure():
+    """pip's "Can't connect to HTTPS URL because the SSL module is not available" (pytorch/pytorch#35880, batch 430
+    dev: the interpreter has no ssl module, which no cause names) is not read as the network failing, where it was
+    source_fetch_failed at 0.75; the same HTTPSConnectionPool line without it still is."""
+    ssl_line = (
+        "Could not fetch URL https://pypi.org/simple/pip/: There was a problem confirming the ssl certificate: "
+        "HTTPSConnectionPool(host='pypi.org', port=443): Max retries exceeded with url: /simple/pip/ "
+        '(Caused by SSLError("Can\'t connect to HTTPS URL because the SSL module is not available.")) - skipping'
+    )
+    log = "\n".join(
+        [
+            "ERROR: Could not find a version that satisfies the requirement torch==1.4.0+cpu",
+            "ERROR: No matching distribution found for torch==1.4.0+cpu",
+            "WARNING: pip is configured with locations that require TLS/SSL, however the ssl module in Python is not "
+            "available.",
+            ssl_line,
+        ]
+    )
+    assert diagnose_text(log).root.cause_id != "source_fetch_failed"
+    network = (
+        "ERROR: Could not install packages due to an OSError: HTTPSConnectionPool(host='files.pythonhosted.org', "
+        "port=443): Max retries exceeded with url: /packages/x.whl"
+    )
+    assert diagnose_text(network).root.cause_id == "source_fetch_failed"
