@@ -230,3 +230,31 @@ def test_pip_without_pythons_ssl_module_is_not_a_network_failure():
         "port=443): Max retries exceeded with url: /packages/x.whl"
     )
     assert diagnose_text(network).root.cause_id == "source_fetch_failed"
+
+
+def test_an_ipython_traceback_listing_is_code_not_the_error():
+    """IPython's traceback lists the frame's source: an arrow line, then numbered lines after it, here one that
+    raises ModuleNotFoundError("No module named 'megablocks_ops'.").  That is code, not the failure: the error printed
+    at the traceback's end (an undefined old-ABI c10 symbol) is the one read (databricks/megablocks#159, issue 11 batch
+    274, seen; it was named a missing module).  Which of its two causes comes first is the corpus's open label
+    question (torch_extension_mismatch or cxx_abi_mismatch): both are listed."""
+    log = "\n".join(
+        [
+            "     10 # Wrap this in a try-block with better error message and",
+            "     11 # instructions for building the c++ operations.",
+            "     12 try:",
+            "---> 13     import megablocks_ops as ops  # type: ignore",
+            "     14 except ModuleNotFoundError as e:",
+            "     15     raise ModuleNotFoundError(\"No module named 'megablocks_ops'.\") from e",
+            "...",
+            "python3.10/site-packages/megablocks_ops.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+            "_ZN3c106detail23torchInternalAssertFailEPKcS2_jS2_RKSs",
+        ]
+    )
+    d = diagnose_text(log)
+    assert d.root.line == 8
+    assert {"torch_extension_mismatch", "cxx_abi_mismatch"} <= {c.cause_id for c in d.causes}
+    assert "python_dependency_missing" not in {c.cause_id for c in d.causes}
+    # the same message as a line of its own (the exception itself, no listing around it) is still read
+    plain = diagnose_text("ModuleNotFoundError: No module named 'megablocks_ops'.")
+    assert "python_dependency_missing" in {c.cause_id for c in plain.causes}

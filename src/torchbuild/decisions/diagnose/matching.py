@@ -43,6 +43,11 @@ WRAP_ENDS = (":", "'", '"', "\u2019", " from", " type", *_WRAP_ENDS_NOT_ERROR)
 _PY_WARNING = re.compile(r"(?:^|[\s:])[A-Z]\w*Warning: ")
 #: How CMake starts a message of its own (a new message, not the indented text of the one before).
 _CMAKE_HEADS = ("CMake Error", "CMake Warning", "CMake Deprecation Warning")
+#: IPython's traceback listing: the frame's current line behind an arrow ("---> 13     import megablocks_ops as ops"),
+#: then the source lines after it, each behind its line number ("     15     raise ModuleNotFoundError(...)"): code
+#: that raises, not the error it raised (printed at the traceback's end: databricks/megablocks#159, issue 11 batch 274).
+_IPY_ARROW = re.compile(r"^-{2,}>\s*\d+\s")
+_IPY_LISTED = re.compile(r"^\d+\s")
 
 
 # ----------------------------------------------------------------------- engine
@@ -89,6 +94,7 @@ class Scanner:
         self._ctx = ContextCollector()  # versions, ABI flags, import paths (decisions/diagnose_reasons)
         self._hits: list[SignatureHit] = []  # every signature match (bounded), for the reasoning
         self._wrap_prev: tuple[int, str] | None = None  # an unmatched error line, maybe wrapped
+        self._ipy_listing = False  # inside an IPython traceback's source listing (after its arrow line)
 
     # -- helpers ------------------------------------------------------------
     def _interesting(self, body: str) -> bool:
@@ -234,6 +240,13 @@ class Scanner:
             # CMake's configure succeeded: its status hints ("-- Could NOT find X") did not stop
             # this build, so they explain nothing that fails after this line
             self.hints.clear()
+        if self._ipy_listing or body[0] == "-":
+            # an IPython traceback's source lines are code (its arrow line, then the numbered lines after it)
+            if _IPY_ARROW.match(body) or (self._ipy_listing and not gap and _IPY_LISTED.match(body)):
+                self._ipy_listing = True
+                self.prev.append(Evidence(number, text))
+                return
+            self._ipy_listing = False
         if body[0] == "[" and _PROGRESS.match(body):
             # another job's progress: ends the current ninja step's output
             self.cur_step = -1
