@@ -16,6 +16,8 @@ import shutil
 
 import pytest
 
+from torchbuild.decisions.diagnose.signatures import load_signatures
+
 from .conftest import diagnose_text, run_tool
 
 
@@ -258,3 +260,140 @@ def test_an_ipython_traceback_listing_is_code_not_the_error():
     # the same message as a line of its own (the exception itself, no listing around it) is still read
     plain = diagnose_text("ModuleNotFoundError: No module named 'megablocks_ops'.")
     assert "python_dependency_missing" in {c.cause_id for c in plain.causes}
+
+
+# ---------------------------------------------------------------- after round A's measurement (and round B's dev logs)
+
+
+def test_cmake_unknown_builtin_command_is_cmake_too_old():
+    """CMake 3.18.4 (its PyPI wheel, run here with cmake -P on a one-line script; the output recorded, as the test
+    machine's cmake 3.25 knows the command) has no cmake_path: cmake_too_old, naming the command.  An unknown
+    function of the project's own (pybind11_add_module, whose files were not included) is not this row
+    (apache/tvm#16233, issue 11 batch 428 held-out, read after session 37's measurement of round A)."""
+    log = """
+        CMake Error at p.cmake:1 (cmake_path):
+          Unknown CMake command "cmake_path".
+    """
+    root = diagnose_text(log).root
+    assert (root.cause_id, root.signature, root.values["command"]) == (
+        "cmake_too_old",
+        "cmake-builtin-command-unknown",
+        "cmake_path",
+    )
+    other = diagnose_text(
+        """
+        CMake Error at python/CMakeLists.txt:19 (pybind11_add_module):
+          Unknown CMake command "pybind11_add_module".
+        """
+    ).root
+    assert other.signature != "cmake-builtin-command-unknown"
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+def test_the_real_cmake_documents_every_command_the_row_names():
+    """Each command the row cmake-builtin-command-unknown names is one of CMake's own: this machine's cmake (3.25)
+    documents it (cmake --help-command), so its being unknown means an older CMake, not a missing include."""
+    import re
+
+    row = next(s for s in load_signatures() if s.id == "cmake-builtin-command-unknown")
+    names = re.search(r"\(\?P<command>([\w|]+)\)", row.patterns[0]).group(1).split("|")
+    assert "cmake_path" in names
+    for name in names:
+        out = run_tool(["cmake", "--help-command", name])
+        assert out.returncode == 0 and name in out.stdout, name
+
+
+def test_bazel_download_failed_and_a_conda_conflict_of_older_conda():
+    """Bazel's "Error downloading [...]" (pytorch/pytorch#80099, batch 430) is source_fetch_failed with the URL; older
+    conda's "...were found to be in conflict" (zju3dv/OnePose#21, batch 421) is dependency_version_conflict.  Both
+    held-out, read after session 37's measurement of round A; recorded from the threads."""
+    url = "https://github.com/llvm/llvm-project/archive/9c6a2f29660b886044a267bb4de662cd801079bc.tar.gz"
+    bazel = diagnose_text(
+        f"Error in download_and_extract: java.io.IOException: Error downloading [{url}] to /tmp/x.tar.gz: "
+        "Read timed out"
+    ).root
+    assert (bazel.cause_id, bazel.values["url"]) == ("source_fetch_failed", url)
+    conda = diagnose_text(
+        """
+        Solving environment: failed
+
+        UnsatisfiableError: The following specifications were found to be in conflict:
+          - pytorch=1.8.0
+          - torchvision=0.9.1 -> __glibc[version='>=2.17,<3.0.a0']
+        """
+    ).root
+    assert (conda.cause_id, conda.signature) == ("dependency_version_conflict", "conda-unsatisfiable")
+
+
+def test_an_expired_server_certificate_is_not_a_network_failure():
+    """pip's "certificate verify failed: certificate has expired" for download.pytorch.org (pytorch/pytorch#150492,
+    batch 430 held-out, read after session 37's measurement of round A: its maintainers renewed the certificate, no
+    cause names that) is not named source_fetch_failed; a certificate that is not trusted (a proxy's) still is."""
+    expired = (
+        "Could not fetch URL https://download.pytorch.org/whl/cpu/torchvision/: There was a problem confirming the ssl "
+        "certificate: HTTPSConnectionPool(host='download.pytorch.org', port=443): Max retries exceeded with url: "
+        "/whl/cpu/torchvision/ (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] "
+        "certificate verify failed: certificate has expired (_ssl.c:1133)'))) - skipping"
+    )
+    assert diagnose_text(expired).root.cause_id != "source_fetch_failed"
+    untrusted = (
+        "ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local "
+        "issuer certificate (_ssl.c:1006)"
+    )
+    assert diagnose_text(untrusted).root.cause_id == "source_fetch_failed"
+
+
+def test_metatensor_without_a_build_for_this_torch():
+    """metatensor-torch's loader listing the torch versions it has builds for (TorchSim/torch-sim#178, batch 429
+    held-out, read after session 37's measurement of round A): torch_extension_mismatch with both versions' sides."""
+    log = (
+        "ImportError: Trying to load metatensor-torch with torch v2.7.0+cu126, we found builds for torch v2.3, v2.2, "
+        "v2.0, v2.6, v1.12, v2.4, v1.13, v2.5, v2.1; which are not ABI compatible."
+    )
+    root = diagnose_text(log).root
+    assert (root.cause_id, root.values["package"], root.values["torch"]) == (
+        "torch_extension_mismatch",
+        "metatensor-torch",
+        "2.7.0+cu126",
+    )
+
+
+def test_an_executorch_runtime_symbol_is_not_libtorchs():
+    """ld.lld's undefined torch::executor::... (pytorch/executorch#10389, batch 431 dev: ExecuTorch's MediaTek backend
+    and a vendor library, a packaging bug of the project) is not read as an extension built for another torch, where
+    it was torch_extension_mismatch at 0.75; a c10:: symbol still is."""
+    executorch = "ld.lld: error: undefined symbol: torch::executor::neuron::BufferAllocator::Find(void*)"
+    assert diagnose_text(executorch).root.cause_id != "torch_extension_mismatch"
+    mangled = "ImportError: /x/libnb.so: undefined symbol: _ZN5torch8executor6neuron15BufferAllocator4FindEPv"
+    assert diagnose_text(mangled).root.cause_id != "torch_extension_mismatch"
+    c10 = "ImportError: undefined symbol: c10::cuda::c10_cuda_check_implementation(int, char const*, int, bool)"
+    assert diagnose_text(c10).root.cause_id == "torch_extension_mismatch"
+
+
+def test_nvidia_container_cli_cuda_requirement_is_the_host_driver():
+    """The NVIDIA Container Toolkit's "requirement error: unsatisfied condition: cuda>=10.0" (anibali/docker-pytorch#19,
+    batch 433 dev; recorded from the thread: no docker here): cuda_driver_too_old, with what the image needs."""
+    log = (
+        "docker: Error response from daemon: OCI runtime create failed: container_linux.go:346: starting container "
+        'process caused "process_linux.go:449: container init caused \\"process_linux.go:432: running prestart hook 0 '
+        'caused \\\\\\"error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: requirement error: '
+        'unsatisfied condition: cuda>=10.0\\\\\\\\n\\\\\\"\\"": unknown.'
+    )
+    root = diagnose_text(log).root
+    assert (root.cause_id, root.values["need"]) == ("cuda_driver_too_old", "cuda>=10.0")
+
+
+def test_findcuda_looking_for_cublas_device_is_an_old_cmake():
+    """CMake's NOTFOUND list naming CUDA_cublas_device_LIBRARY (ceccocats/tkDNN#39, batch 434 dev: CMake 3.10 with
+    CUDA 10): cmake_too_old, where the generic reading said the toolkit lacks cublas (cuda_toolkit_incomplete at 0.8);
+    another CUDA library NOTFOUND keeps that reading."""
+    log = """
+        CMake Error: The following variables are used in this project, but they are set to NOTFOUND.
+        Please set them or make sure they are set and tested correctly in the CMake files:
+        CUDA_cublas_device_LIBRARY (ADVANCED)
+            linked by target "tkDNN" in directory /home/work/deep_learning/tkDNN
+    """
+    root = diagnose_text(log).root
+    assert (root.cause_id, root.line) == ("cmake_too_old", 3)
+    other = diagnose_text(log.replace("cublas_device", "cublas")).root
+    assert other.cause_id == "cuda_toolkit_incomplete"
