@@ -397,3 +397,17 @@ def test_findcuda_looking_for_cublas_device_is_an_old_cmake():
     assert (root.cause_id, root.line) == ("cmake_too_old", 3)
     other = diagnose_text(log.replace("cublas_device", "cublas")).root
     assert other.cause_id == "cuda_toolkit_incomplete"
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_the_real_gcc_missing_nccl_h(tmp_path):
+    """This machine's g++ compiling nccl-tests' common.h, which includes nccl.h, with no NCCL on the include path
+    (NVIDIA/nccl-tests#81, batch 435 dev: NCCL_HOME pointed at the source folder, not the build one):
+    system_library_missing below the sure bar, the fix naming NCCL_HOME."""
+    (tmp_path / "common.h").write_text('#pragma once\n#include "nccl.h"\n')
+    src = tmp_path / "all_reduce.cu.cpp"
+    src.write_text('#include "common.h"\nint main() { return 0; }\n')
+    out = run_tool(["g++", "-c", str(src), "-o", str(tmp_path / "all_reduce.o")]).stderr
+    root = diagnose_text(out).root
+    assert (root.cause_id, root.signature) == ("system_library_missing", "nccl-header-missing")
+    assert root.confidence < 0.7 and "NCCL_HOME" in root.fix
