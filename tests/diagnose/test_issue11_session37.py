@@ -411,3 +411,46 @@ def test_the_real_gcc_missing_nccl_h(tmp_path):
     root = diagnose_text(out).root
     assert (root.cause_id, root.signature) == ("system_library_missing", "nccl-header-missing")
     assert root.confidence < 0.7 and "NCCL_HOME" in root.fix
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_the_real_loader_missing_a_cxx11_abi_tagged_function(tmp_path):
+    """A library built with _GLIBCXX_USE_CXX11_ABI=0 and a module built with the new ABI calling its function that
+    returns std::string, loaded for real (ctypes, RTLD_NOW): the loader's "undefined symbol: ...B5cxx11Ev" names
+    cxx_abi_mismatch below the sure bar, as in NVIDIA/MinkowskiEngine#15 (batch 422 held-out, read after session 37's
+    measurement of round A)."""
+    import ctypes
+
+    (tmp_path / "coords.h").write_text("#include <string>\nstruct CoordsManager { std::string toString() const; };\n")
+    (tmp_path / "coords.cpp").write_text(
+        '#include "coords.h"\nstd::string CoordsManager::toString() const { return "c"; }\n'
+    )
+    (tmp_path / "mod.cpp").write_text(
+        '#include "coords.h"\nextern "C" int use() { return (int)CoordsManager().toString().size(); }\n'
+    )
+    lib = tmp_path / "libcoords.so"
+    mod = tmp_path / "mod.so"
+    for cmd in (
+        ["g++", "-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=0", str(tmp_path / "coords.cpp"), "-o", str(lib)],
+        [
+            "g++",
+            "-shared",
+            "-fPIC",
+            "-D_GLIBCXX_USE_CXX11_ABI=1",
+            str(tmp_path / "mod.cpp"),
+            "-o",
+            str(mod),
+            "-L",
+            str(tmp_path),
+            "-lcoords",
+            f"-Wl,-rpath,{tmp_path}",
+        ],
+    ):
+        assert run_tool(cmd).returncode == 0, cmd
+    with pytest.raises(OSError) as err:
+        ctypes.CDLL(str(mod), mode=ctypes.RTLD_GLOBAL)
+    message = f"ImportError: {err.value}"
+    assert "B5cxx11" in message
+    root = diagnose_text(message).root
+    assert (root.cause_id, root.signature) == ("cxx_abi_mismatch", "undefined-symbol-new-abi-string-any-library")
+    assert root.confidence < 0.7
