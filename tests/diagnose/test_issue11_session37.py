@@ -482,3 +482,12 @@ def test_the_real_git_in_chinese_unable_to_access(tmp_path):
     assert (root.cause_id, root.values["url"]) == ("source_fetch_failed", url)
     alone = out[out.index("无法访问") :]  # the message without git's "致命错误：", as pip quoted it
     assert diagnose_text(alone).root.cause_id == "source_fetch_failed"
+
+
+def test_older_nvrtcs_failed_to_load_builtins():
+    """Older NVRTC's "nvrtc: error: failed to load builtins" (openmm/openmm#1485 on macOS, batch 420 held-out, read
+    after session 37's measurement of round A; recorded from the thread) reads like the newer "failed to open
+    libnvrtc-builtins.so.X": shared_library_not_found."""
+    root = diagnose_text("Exception: Error compiling program: nvrtc: error: failed to load builtins").root
+    assert (root.cause_id, root.signature) == ("shared_library_not_found", "nvrtc-builtins-not-found")
+    assert "libnvrtc-builtins" in root.explanation
