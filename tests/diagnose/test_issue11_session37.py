@@ -491,3 +491,88 @@ def test_older_nvrtcs_failed_to_load_builtins():
     root = diagnose_text("Exception: Error compiling program: nvrtc: error: failed to load builtins").root
     assert (root.cause_id, root.signature) == ("shared_library_not_found", "nvrtc-builtins-not-found")
     assert "libnvrtc-builtins" in root.explanation
+
+
+# ------------------------------------------------- after round B's measurement (and round C's dev logs)
+
+
+def test_msvc_cmath_calling_host_intrinsics_in_device_code():
+    """MSVC 14.28.29910's <cmath> under nvcc (pytorch/pytorch#56899, batch 441 dev; #54382, batch 5 held-out, seen;
+    recorded from the threads: no MSVC here): msvc_toolset_bug with the toolset's version."""
+    log = (
+        "C:\\Program Files (x86)\\Microsoft Visual Studio\\2019\\Enterprise\\VC\\Tools\\MSVC\\14.28.29910\\include\\"
+        'cmath(68): error : calling a __host__ function("__ceilf") from a __host__ __device__ function("ceil") is not '
+        "allowed [D:\\Source\\pytorch\\build\\caffe2\\torch_cuda.vcxproj]"
+    )
+    root = diagnose_text(log).root
+    assert (root.cause_id, root.values["toolset"]) == ("msvc_toolset_bug", "14.28.29910")
+
+
+def test_the_real_python_without_torch_utils_cpp_extension(tmp_path):
+    """This Python importing torch.utils.cpp_extension from a torch package that lacks it (a stand-in for torch
+    0.3.1, rusty1s/pytorch_unique#5, batch 439 held-out, read after session 37's measurement of round B): Python's own
+    ModuleNotFoundError names torch_extension_mismatch."""
+    import subprocess
+    import sys
+
+    (tmp_path / "torch" / "utils").mkdir(parents=True)
+    (tmp_path / "torch" / "__init__.py").write_text("__version__ = '0.3.1'\n")
+    (tmp_path / "torch" / "utils" / "__init__.py").write_text("")
+    out = subprocess.run(
+        [sys.executable, "-c", "from torch.utils.cpp_extension import BuildExtension"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    ).stderr
+    assert "No module named 'torch.utils.cpp_extension'" in out
+    root = diagnose_text(out).root
+    assert (root.cause_id, root.signature) == ("torch_extension_mismatch", "torch-without-cpp-extension")
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_the_real_gcc_cudnn_struct_without_a_member(tmp_path):
+    """This machine's g++ reading a member that a cuDNN struct of the headers found lacks (a stand-in cudnn.h with
+    cuDNN v5's cudnnConvolutionBwdDataAlgoPerf_t, no determinism: pytorch/pytorch#3093, batch 439 held-out, read after
+    session 37's measurement of round B): cudnn_unusable below the sure bar, naming the type and the member."""
+    (tmp_path / "cudnn.h").write_text(
+        "#pragma once\ntypedef struct { int algo; float time; } cudnnConvolutionBwdDataAlgoPerf_t;\n"
+    )
+    src = tmp_path / "Conv.cpp"
+    src.write_text('#include "cudnn.h"\nint pick(cudnnConvolutionBwdDataAlgoPerf_t p) { return p.determinism; }\n')
+    out = run_tool(["g++", "-c", str(src), "-o", str(tmp_path / "Conv.o")]).stderr
+    root = diagnose_text(out).root
+    assert (root.cause_id, root.values["member"]) == ("cudnn_unusable", "determinism")
+    assert root.confidence < 0.7
+
+
+def test_ninja_missing_library_cut_after_missing_and_msvc_without_its_c_runtime():
+    """ninja's "'lib', needed by 'target', missing" cut after "missing" in the paste (hailo-ai/hailo-apps#140, batch
+    431) is system_library_missing; MSVC's C1083 for stddef.h from its own <cstddef> (YanWenKun/Hunyuan3D-2-WinPortable
+    #95, batch 436) is compiler_missing, not a library's header.  Both held-out, read after session 37's measurement of
+    round B; recorded from the threads (ninja here prints the whole message, which the row read before)."""
+    ninja = (
+        "ninja: error: '/usr/lib/aarch64-linux-gnu/libgsthailometa.so.5.1.0', needed by "
+        "'cpp/libyolo_hailortpp_postprocess.so', missing"
+    )
+    root = diagnose_text(ninja).root
+    assert (root.cause_id, root.values["lib"]) == (
+        "system_library_missing",
+        "/usr/lib/aarch64-linux-gnu/libgsthailometa.so.5.1.0",
+    )
+    msvc = (
+        "C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools\\VC\\Tools\\MSVC\\14.44.35207\\include\\"
+        "cstddef(11): fatal error C1083: Cannot open include file: 'stddef.h': No such file or directory"
+    )
+    root = diagnose_text(msvc).root
+    assert (root.cause_id, root.values["header"]) == ("compiler_missing", "stddef.h")
+    assert root.confidence < 0.7
+
+
+def test_torch_tensor_h_missing_is_another_torch():
+    """torch/tensor.h missing where the code was written for torch 1.0's headers and torch 0.4.1 was installed
+    (zhanghang1989/PyTorch-Encoding#132, batch 439 held-out, read after session 37's measurement of round B)."""
+    root = diagnose_text(
+        "encoding/lib/cpu/syncbn_cpu.cpp:1:26: fatal error: torch/tensor.h: No such file or directory"
+    ).root
+    assert (root.cause_id, root.signature) == ("torch_extension_mismatch", "torch-inner-header-missing")
