@@ -576,3 +576,35 @@ def test_torch_tensor_h_missing_is_another_torch():
         "encoding/lib/cpu/syncbn_cpu.cpp:1:26: fatal error: torch/tensor.h: No such file or directory"
     ).root
     assert (root.cause_id, root.signature) == ("torch_extension_mismatch", "torch-inner-header-missing")
+
+
+# ------------------------------------------------------------------------- after round C's measurement
+
+
+def test_vs2019_16_9_floorf_seen_from_the_projects_own_cu_file():
+    """The Visual Studio 2019 16.9 <cmath> change as the project's .cu file shows it (no MSVC path on the line):
+    "calling a __host__ function("__floorf") from a __global__ function" and "identifier "__floorf" is undefined in
+    device code" (davisking/dlib#2323, open-mmlab/mmcv#888, CMU-Perceptual-Computing-Lab/openpose#1886, RTK PR 417:
+    batches 441-442 held-out, read after session 37's measurement of round C; recorded from the threads)."""
+    for line in (
+        '2>C:/MLCNN/dlib-19.21/dlib/cuda/cuda_dlib.cu(1497): error : calling a __host__ function("__floorf") from a '
+        '__global__ function("dlib::cuda::_cuda_resize_bilinear") is not allowed',
+        'C:/x/mmcv/ops/csrc\\roi_pool_kernel.cuh(42): error: identifier "__ceilf" is undefined in device code',
+    ):
+        root = diagnose_text(line).root
+        assert root.cause_id == "msvc_toolset_bug"
+        assert "16.9" in root.explanation
+    # a call of the project's own host function from device code is the project's bug, not the toolset's
+    own = 'k.cu(3): error: calling a __host__ function("helper") from a __global__ function("kern") is not allowed'
+    assert diagnose_text(own).root.cause_id != "msvc_toolset_bug"
+
+
+def test_older_nvcc_on_gcc_6_type_traits():
+    """An older nvcc's EDG front end on GCC 6.1's <type_traits> ("space required between adjacent ">" delimiters",
+    torch/torch.github.io#54, batch 442 held-out, read after session 37's measurement of round C):
+    nvcc_host_stdlib_incompatible, as its other EDG errors on those headers were."""
+    line = (
+        '/usr/include/c++/6.1.1/type_traits(842): error: space required between adjacent ">" delimiters of nested '
+        'template argument lists (">>" is the right shift operator)'
+    )
+    assert diagnose_text(line).root.cause_id == "nvcc_host_stdlib_incompatible"
