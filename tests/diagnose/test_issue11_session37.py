@@ -210,30 +210,50 @@ def test_older_gits_submodule_clone_failed_without_the_fatal_prefix():
     assert root.values["path"] == "exe/env"
 
 
-def test_pip_without_pythons_ssl_module_is_not_a_network_failure():
-    """pip's "Can't connect to HTTPS URL because the SSL module is not available" (pytorch/pytorch#35880, batch 430
-    dev: the interpreter has no ssl module, which no cause names) is not read as the network failing, where it was
-    source_fetch_failed at 0.75; the same HTTPSConnectionPool line without it still is."""
-    ssl_line = (
+_SSL_MODULE_MISSING = "\n".join(
+    [
+        "ERROR: Could not find a version that satisfies the requirement torch==1.4.0+cpu",
+        "ERROR: No matching distribution found for torch==1.4.0+cpu",
+        "WARNING: pip is configured with locations that require TLS/SSL, however the ssl module in Python is not "
+        "available.",
         "Could not fetch URL https://pypi.org/simple/pip/: There was a problem confirming the ssl certificate: "
         "HTTPSConnectionPool(host='pypi.org', port=443): Max retries exceeded with url: /simple/pip/ "
-        '(Caused by SSLError("Can\'t connect to HTTPS URL because the SSL module is not available.")) - skipping'
-    )
-    log = "\n".join(
-        [
-            "ERROR: Could not find a version that satisfies the requirement torch==1.4.0+cpu",
-            "ERROR: No matching distribution found for torch==1.4.0+cpu",
-            "WARNING: pip is configured with locations that require TLS/SSL, however the ssl module in Python is not "
-            "available.",
-            ssl_line,
-        ]
-    )
-    assert diagnose_text(log).root.cause_id != "source_fetch_failed"
-    network = (
-        "ERROR: Could not install packages due to an OSError: HTTPSConnectionPool(host='files.pythonhosted.org', "
-        "port=443): Max retries exceeded with url: /packages/x.whl"
-    )
-    assert diagnose_text(network).root.cause_id == "source_fetch_failed"
+        '(Caused by SSLError("Can\'t connect to HTTPS URL because the SSL module is not available.")) - skipping',
+    ]
+)
+_EXPIRED_CERTIFICATE = (
+    "Could not fetch URL https://download.pytorch.org/whl/cpu/torchvision/: There was a problem confirming the ssl "
+    "certificate: HTTPSConnectionPool(host='download.pytorch.org', port=443): Max retries exceeded with url: "
+    "/whl/cpu/torchvision/ (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] "
+    "certificate verify failed: certificate has expired (_ssl.c:1133)'))) - skipping"
+)
+
+
+@pytest.mark.parametrize(
+    ("log", "network"),
+    [
+        (_SSL_MODULE_MISSING, False),
+        (_EXPIRED_CERTIFICATE, False),
+        (
+            "ERROR: Could not install packages due to an OSError: HTTPSConnectionPool(host='files.pythonhosted.org', "
+            "port=443): Max retries exceeded with url: /packages/x.whl",
+            True,
+        ),
+        (
+            "ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get "
+            "local issuer certificate (_ssl.c:1006)",
+            True,
+        ),
+    ],
+    ids=["no-ssl-module", "expired-certificate", "connection", "untrusted-certificate"],
+)
+def test_which_tls_failures_are_the_network(log, network):
+    """pip's "Can't connect to HTTPS URL because the SSL module is not available" (pytorch/pytorch#35880, batch 430
+    dev: the interpreter has no ssl module; it was source_fetch_failed at 0.75) and a server's expired certificate
+    (pytorch/pytorch#150492, batch 430 held-out, read after session 37's measurement of round A: its maintainers
+    renewed it) are not read as the network failing, since no cause names them; a connection that fails and a
+    certificate that is not trusted (a proxy's, a missing CA bundle) still are source_fetch_failed."""
+    assert (diagnose_text(log).root.cause_id == "source_fetch_failed") is network
 
 
 def test_an_ipython_traceback_listing_is_code_not_the_error():
@@ -325,24 +345,6 @@ def test_bazel_download_failed_and_a_conda_conflict_of_older_conda():
         """
     ).root
     assert (conda.cause_id, conda.signature) == ("dependency_version_conflict", "conda-unsatisfiable")
-
-
-def test_an_expired_server_certificate_is_not_a_network_failure():
-    """pip's "certificate verify failed: certificate has expired" for download.pytorch.org (pytorch/pytorch#150492,
-    batch 430 held-out, read after session 37's measurement of round A: its maintainers renewed the certificate, no
-    cause names that) is not named source_fetch_failed; a certificate that is not trusted (a proxy's) still is."""
-    expired = (
-        "Could not fetch URL https://download.pytorch.org/whl/cpu/torchvision/: There was a problem confirming the ssl "
-        "certificate: HTTPSConnectionPool(host='download.pytorch.org', port=443): Max retries exceeded with url: "
-        "/whl/cpu/torchvision/ (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] "
-        "certificate verify failed: certificate has expired (_ssl.c:1133)'))) - skipping"
-    )
-    assert diagnose_text(expired).root.cause_id != "source_fetch_failed"
-    untrusted = (
-        "ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local "
-        "issuer certificate (_ssl.c:1006)"
-    )
-    assert diagnose_text(untrusted).root.cause_id == "source_fetch_failed"
 
 
 def test_metatensor_without_a_build_for_this_torch():
