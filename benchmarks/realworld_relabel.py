@@ -63,14 +63,6 @@ def pool(each: list[dict[str, list[str]]]) -> dict[str, list[str]]:
     return pooled
 
 
-def load_answers(readings: list[Path]) -> dict[str, list[str]]:
-    """``{file: [cause_id, confidence]}`` of the readings pooled (:func:`read_answers` of each, then :func:`pool`).
-
-    :raises SystemExit: a reading without an ``answers`` object.
-    """
-    return pool([read_answers(r) for r in readings])
-
-
 def main(readings: list[Path]) -> int:
     rows = {r["file"]: r for r in realworld_measure.rows()}
     each = [read_answers(r) for r in readings]  # each file read once

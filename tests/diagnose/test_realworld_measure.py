@@ -96,19 +96,19 @@ def test_the_log_only_reader_sees_numbers_and_its_answers_map_back(tmp_path, mon
 
 
 def test_readings_pool_with_the_first_answer_of_a_log_read_twice(tmp_path):
-    """realworld_relabel.load_answers: two readings pooled, a log in both keeps the first reading's answer; a file
-    without an answers object is refused with the way to write one."""
+    """realworld_relabel.pool of two readings (read_answers of each): a log in both keeps the first reading's answer;
+    a file without an answers object is refused with the way to write one."""
     import realworld_relabel as rl
 
     a = tmp_path / "a.json"
     b = tmp_path / "b.json"
     a.write_text(json.dumps({"answers": {"x.log": ["cuda_version_mismatch", "high"]}}))
     b.write_text(json.dumps({"answers": {"x.log": ["unknown", "low"], "y.log": ["compiler_missing", "medium"]}}))
-    assert rl.load_answers([a, b]) == {
+    assert rl.pool([rl.read_answers(a), rl.read_answers(b)]) == {
         "x.log": ["cuda_version_mismatch", "high"],
         "y.log": ["compiler_missing", "medium"],
     }
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"key": {}}))
     with pytest.raises(SystemExit, match="realworld_reader.py collect"):
-        rl.load_answers([bad])
+        rl.read_answers(bad)
