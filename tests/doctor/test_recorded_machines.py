@@ -6,7 +6,8 @@ Recorded files (tests/data/facts/): ``this_machine.json`` (saved here with
 ``ubuntu1804_gtx1660ti.json``, ``cuda118_gcc12.json`` (written from the issue's description;
 their nvidia-smi/nvcc/gcc lines were parsed from the real output formats, see each file's
 ``origin``), and ``h200_device.json``: probed on a lent H200 machine by
-``tests/data/gpu/record.sh`` (``doctor --cuda --save-facts``; NVML found the GPU and driver).
+``tests/data/gpu/record.sh`` (``doctor --cuda --save-facts``; NVML found the GPU and driver), and
+``h100_device.json``: probed the same way on a lent H100 machine (``tests/data/gpu/h100-2026-11-27/``).
 The expected numbers are read from the facts and the knowledge tables, not typed in.
 """
 
@@ -39,7 +40,15 @@ def errors(findings):
 
 @pytest.mark.parametrize(
     "name",
-    ["this_machine", "this_machine_cu130_venv", "h100_server", "ubuntu1804_gtx1660ti", "cuda118_gcc12", "h200_device"],
+    [
+        "this_machine",
+        "this_machine_cu130_venv",
+        "h100_server",
+        "ubuntu1804_gtx1660ti",
+        "cuda118_gcc12",
+        "h200_device",
+        "h100_device",
+    ],
 )
 def test_every_finding_is_well_formed(name):
     facts = load(name)
@@ -68,21 +77,29 @@ def test_h100_server_is_fine_for_a_cuda_build():
     assert mem.message.startswith(f"Jobs: {facts.resources.cpu_count} jobs")
 
 
-def test_probed_h200_is_fine_for_a_cuda_build_and_plans_its_own_arch():
-    """The real H200 machine: NVML's facts, no error for a CUDA build, and the arch list the
-    plan takes from its GPU is the one the recorded build compiled (``build-gpu.log`` there:
-    ``-gencode=arch=compute_90,code=compute_90 -gencode=arch=compute_90,code=sm_90``)."""
+@pytest.mark.parametrize(
+    ("name", "gpu", "build_log"),
+    [
+        ("h200_device", "NVIDIA H200", "h200-2026-11-26/build-gpu.log"),
+        ("h100_device", "NVIDIA H100 80GB HBM3", "h100-2026-11-27/build-torch_scatter-2.1.2.log"),
+    ],
+)
+def test_probed_gpu_machine_is_fine_for_a_cuda_build_and_plans_its_own_arch(name, gpu, build_log):
+    """The real H200 and H100 machines: NVML's facts, no error for a CUDA build, and the arch list
+    the plan takes from the GPU is the one the recorded build compiled (the small CUDA extension
+    on the H200, torch-scatter on the H100: ``-gencode=arch=compute_90,code=compute_90
+    -gencode=arch=compute_90,code=sm_90``)."""
     from torchbuild.decisions.plan.arches import _arches_from_gpus
 
-    facts = load("h200_device")
+    facts = load(name)
     assert facts.origin == "probed" and facts.driver.found_by == "nvml"
-    assert [(g.name, g.compute_capability) for g in facts.gpus] == [("NVIDIA H200", "9.0")]
+    assert [(g.name, g.compute_capability) for g in facts.gpus] == [(gpu, "9.0")]
     findings = check(facts, wants_cuda=True)
     assert errors(findings) == []
     assert by_check(findings, "gpu_arch") == [] and by_check(findings, "driver") == []
     arches, why = _arches_from_gpus(facts)
-    assert arches == ["9.0+PTX"] and "NVIDIA H200 (9.0)" in why
-    log = (DATA.parent / "gpu" / "h200-2026-11-26" / "build-gpu.log").read_text()
+    assert arches == ["9.0+PTX"] and f"{gpu} (9.0)" in why
+    log = (DATA.parent / "gpu" / build_log).read_text()
     assert "-gencode=arch=compute_90,code=compute_90 -gencode=arch=compute_90,code=sm_90" in log
 
 

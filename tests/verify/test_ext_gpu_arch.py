@@ -166,3 +166,40 @@ def test_files_without_device_code_or_readable_arches_are_not_judged(tmp_path):
     ext_gpu_arch_check(report, gpus, unread, "ext")
     assert not _check(report, "ext_gpu_arch")
     assert report.facts["ext_cuda_archs_note"] == {"/x/_C.so": "cuobjdump was not found"}
+
+
+H100 = REC.parent / "h100-2026-11-27"
+
+
+def test_recorded_torch_scatter_build_on_an_h100_replays_through_the_decision():
+    """torch-scatter 2.1.2 from its PyPI sdist, built by torchbuild on a lent H100 (compute
+    capability 9.0, torch 2.11.0+cu130, nvcc 13.0; ``tests/data/gpu/record.sh`` with
+    ``--set FORCE_ONLY_CUDA=1``, ``tests/data/gpu/README.md``): the plan took ``9.0+PTX`` from the
+    GPU, nvcc got the matching ``-gencode`` pair, and verify ran the row's smoke test on the GPU.
+    The recorded device code of its three modules with device code, judged again here, runs on the H100 and would
+    not run on an A100 (8.0): a build for the GPU present serves that GPU's major only."""
+    build = json.loads((H100 / "build-torch_scatter-2.1.2.json").read_text())
+    env = build["plan"]["env"]
+    assert build["status"] == "ok"
+    assert env["TORCH_CUDA_ARCH_LIST"] == {"value": "9.0+PTX", "source": "detected GPU: NVIDIA H100 80GB HBM3 (9.0)"}
+    assert env["FORCE_ONLY_CUDA"]["source"] == "--set"
+    log = (H100 / "build-torch_scatter-2.1.2.log").read_text()
+    assert log.count("-gencode=arch=compute_90,code=compute_90 -gencode=arch=compute_90,code=sm_90") == 3
+    rep = json.loads((H100 / "verify-torch_scatter-2.1.2.json").read_text())
+    [scatter] = [r for r in rep["reports"] if r["target"] == "torch_scatter"]
+    assert scatter["ok"] and {c["id"] for c in scatter["checks"]} >= {"smoke", "ext_gpu_arch", "op_cuda"}
+    files = scatter["facts"]["files"]
+    archs = {Path(f).name: v.get("cuda_archs") for f, v in files.items()}
+    assert archs.pop("_version_cuda.so") is None  # no .cu source: no device code to read
+    assert sorted(archs) == ["_scatter_cuda.so", "_segment_coo_cuda.so", "_segment_csr_cuda.so"]
+    assert all(a == {"sass": ["sm_90"], "ptx": ["sm_90"], "reason": None} for a in archs.values())
+    for gpu, ok in (
+        ({"name": "NVIDIA H100 80GB HBM3", "capability": "9.0"}, True),
+        ({"name": "A100", "capability": "8.0"}, False),
+    ):
+        report = VerifyReport(target="torch_scatter", python="python3")
+        ext_gpu_arch_check(report, {"gpus": [gpu], "cuda_available": True}, files, "torch_scatter")
+        [c] = _check(report, "ext_gpu_arch")
+        assert c["ok"] is ok, c
+        if not ok:
+            assert c["cause_id"] == "no_kernel_image" and "TORCH_CUDA_ARCH_LIST=8.0" in c["fix"]

@@ -14,7 +14,9 @@
 # (SASS, no PTX: code a 9.x GPU cannot run), then for the GPU present (no --arch).  Each SDIST
 # (a PyPI source archive of an extension that knowledge/data/extensions.toml knows) is unpacked,
 # built with torchbuild for the GPU present, and verified with that row's smoke test on the GPU.
-# RECORD_PARTS picks the parts (default: "probes installed tiny sdists").
+# RECORD_PARTS picks the parts (default: "probes installed tiny sdists").  RECORD_BUILD_ARGS adds
+# arguments to each SDIST's build, e.g. RECORD_BUILD_ARGS="--set FORCE_ONLY_CUDA=1" (torch-scatter's own
+# switch: its CUDA modules alone, about half of its serial compiles).
 set -u
 out=${1:?usage: record.sh OUTDIR}
 mkdir -p "$out"
@@ -69,8 +71,9 @@ done
 [[ $parts == *" sdists "* ]] && for sdist in "${@:2}"; do
   name=$(basename "$sdist" .tar.gz)
   rm -rf "/tmp/$name" && tar xzf "$sdist" -C /tmp || continue
+  # shellcheck disable=SC2086  # RECORD_BUILD_ARGS is a list of words
   step "$py" -m torchbuild build "/tmp/$name" --cuda --mode install --no-deps --cache none --jobs 16 --json \
-    > "$out/build-$name.json" 2> "$out/build-$name.err"
+    ${RECORD_BUILD_ARGS:-} > "$out/build-$name.json" 2> "$out/build-$name.err"
   cp "/tmp/$name"/.torchbuild/logs/*.log "$out/build-$name.log" 2>/dev/null
   case $name in  # the extensions.toml row's smoke test, on the GPU
     torch_scatter-*) module=torch_scatter
