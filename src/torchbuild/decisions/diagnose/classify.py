@@ -57,6 +57,8 @@ GATE: tuple[str, ...] = (
     "already exists in database",  # C++ protobuf's registry: "File already exists in database: onnx/onnx-ml.proto"
     "multiple CuPy packages",  # CuPy's start-up warning: "... because multiple CuPy packages are installed"
     "wasn't build with CUDA",  # xformers' operators: "xFormers wasn't build with CUDA support" (sic)
+    "install PyTorch first",  # auto-gptq's setup.py (knowledge: autogptq-requires-pytorch-first)
+    "Running pass '",  # LLVM's stack trace of a crash inside a pass (knowledge: llvm-crash-running-pass)
     "supported wheel",  # pip: "X-manylinux_2_35_x86_64.whl is not a supported wheel on this platform." (no ERROR:)
     "Rust package manager",  # maturin: "Cargo, the Rust package manager, is not installed or is not on PATH."
     "No CUDA toolkit found",  # nerfstudio's packages: "NerfAcc: No CUDA toolkit found. NerfAcc will be disabled."
@@ -183,6 +185,11 @@ def _ci_stamp(space: str) -> str:
         # GitHub Actions; `gh run view --log` puts "<job>\t<step>\t" in front (cli/cli#10551)
         r"|(?:[^\t\n]{1,300}\t[^\t\n]{1,300}\t)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"
         r"|#\d+ \d+\.\d+ "  # docker buildkit
+        # BuildKit's error summary (docker build / buildx): the failing step's last lines, each behind its seconds
+        # since the step started ("1.181 IndexError: list index out of range": mlcommons/training#690, issue 11
+        # batch 451 held-out, read after session 38's round A measurement; the same form in six seen logs, e.g.
+        # batch 10's MinkowskiEngine docker build)
+        r"|\d{1,4}\.\d{3} "
         # journalctl's default output ("short": "mostly identical to the formatting of classic syslog files",
         # journalctl(1) of systemd 252): "May 01 12:00:00 host unit[1234]: "; the same time stamp alone, as
         # PyTorch's CircleCI logs of 2019 show it ("May 23 16:18:47 ImportError: ..."; issue 11 batch 325 dev)
