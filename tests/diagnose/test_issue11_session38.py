@@ -15,6 +15,11 @@ From round B's dev logs (batches 460 and later), before its measurement:
 * MSVC without its own omp.h (torch.compile's cpp_prefix.h): the build tools, not OpenMP;
 * a path inside third_party that does not exist, in Python's FileNotFoundError of any language: a submodule, with the
   real Python.
+
+From round C's dev logs (batches 468 and later), before its measurement:
+
+* MSVC without the Universal CRT's io.h (which Python's own pyconfig.h includes): the build tools;
+* a shell's "third_party/...: No such file or directory": a submodule, with the real bash.
 """
 
 from __future__ import annotations
@@ -151,6 +156,34 @@ def test_the_real_python_missing_a_third_party_folder(tmp_path):
     )
     _named_below_sure(spanish, "submodule_missing", "third-party-path-not-found")
     built = "error: [Errno 2] No such file or directory: '/w/third_party/Mask2Former/build/temp.linux/build.ninja'"
+    assert diagnose_text(built).root.signature != "third-party-path-not-found"
+
+
+@pytest.mark.parametrize("header", ["io.h", "errno.h"])
+def test_msvc_without_the_universal_crts_headers_is_the_build_tools(header):
+    """cl.exe could not open io.h from Python's own pyconfig.h (Mozer/talk-llama-fast#21, batch 471 dev, recorded
+    from the thread): the Windows SDK's Universal CRT is missing, compiler_missing below the sure bar."""
+    line = (
+        "  C:\\Users\\u\\miniconda3\\envs\\xtts\\include\\pyconfig.h(59): fatal error C1083: Cannot open include "
+        f"file: '{header}': No such file or directory"
+    )
+    root = _named_below_sure(line, "compiler_missing", "msvc-own-c-runtime-header-missing")
+    assert header in root.explanation
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+@pytest.mark.parametrize("command", ["cd third_party/protobuf/cmake", "third_party/protobuf/cmake -DBUILD_TESTS=OFF"])
+def test_the_real_bash_running_a_tool_out_of_a_missing_third_party_folder(tmp_path, command):
+    """This machine's bash cd-ing into (or running) third_party/protobuf/cmake of a tree without its submodules, as
+    caffe2's build_host_protoc.sh did (facebookarchive/caffe2#465, batch 470 dev): submodule_missing below the sure
+    bar; a build folder under third_party is not read as a submodule's."""
+    (tmp_path / "third_party").mkdir()
+    script = tmp_path / "build_host_protoc.sh"
+    script.write_text(command + "\n")
+    out = run_tool(["bash", str(script)], cwd=tmp_path).stderr
+    assert "third_party/protobuf/cmake: No such file or directory" in out
+    _named_below_sure(out, "submodule_missing", "third-party-path-not-found")
+    built = "third_party/protobuf/cmake/build/protoc: No such file or directory"
     assert diagnose_text(built).root.signature != "third-party-path-not-found"
 
 
