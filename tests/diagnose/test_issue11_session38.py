@@ -20,6 +20,11 @@ From round C's dev logs (batches 468 and later), before its measurement:
 
 * MSVC without the Universal CRT's io.h (which Python's own pyconfig.h includes): the build tools;
 * a shell's "third_party/...: No such file or directory": a submodule, with the real bash.
+
+From round D's dev logs (batches 472 and later), before its measurement:
+
+* locate_cuda()'s "The nvcc binary could not be located in your $PATH" (py-faster-rcnn's setup.py and its copies);
+* CMake's "Failed to find a working CUDA architecture" / "Failed to detect a default CUDA architecture".
 """
 
 from __future__ import annotations
@@ -185,6 +190,45 @@ def test_the_real_bash_running_a_tool_out_of_a_missing_third_party_folder(tmp_pa
     _named_below_sure(out, "submodule_missing", "third-party-path-not-found")
     built = "third_party/protobuf/cmake/build/protoc: No such file or directory"
     assert diagnose_text(built).root.signature != "third-party-path-not-found"
+
+
+def test_locate_cuda_without_nvcc_is_the_toolkit_not_found_but_not_its_lib64_message():
+    """The traceback of a setup.py's locate_cuda() (leoxiaobin/deep-high-resolution-net.pytorch#143, batch 472 dev,
+    recorded from the thread); its lib64 message is left alone (Guanghan/lighttrack#1: the function's own layout)."""
+    log = """
+        Traceback (most recent call last):
+          File "setup_linux.py", line 56, in <module>
+            CUDA = locate_cuda()
+          File "setup_linux.py", line 44, in locate_cuda
+            raise EnvironmentError('The nvcc binary could not be '
+        OSError: The nvcc binary could not be located in your $PATH. Either add it to your path, or set $CUDAHOME
+    """
+    root = diagnose_text(log).root
+    assert (root.cause_id, root.signature, root.line) == (
+        "cuda_toolkit_not_found",
+        "setup-locate-cuda-nvcc-not-located",
+        6,
+    )
+    lib64 = "EnvironmentError: The CUDA lib64 path could not be located in /usr/lib64"
+    assert diagnose_text(lib64).root.signature != "setup-locate-cuda-nvcc-not-located"
+
+
+@pytest.mark.parametrize(
+    "message", ["Failed to find a working CUDA architecture.", "Failed to detect a default CUDA architecture."]
+)
+def test_cmake_finding_no_cuda_architecture_is_likely_the_host_compiler(message):
+    """CMake 3.18-3.22's message and 3.24's (read in the CMake wheels from PyPI; the first as NVlabs/instant-ngp#186
+    printed it with CMake 3.19, batch 475 dev, recorded from the thread): host_compiler_unsupported below the sure
+    bar."""
+    log = f"""
+        -- The CUDA compiler identification is NVIDIA 11.6.55
+        CMake Error at C:/Program Files/CMake/share/cmake-3.19/Modules/CMakeDetermineCUDACompiler.cmake:559 (message):
+          {message}
+        Call Stack (most recent call first):
+          CMakeLists.txt:11 (PROJECT)
+    """
+    root = _named_below_sure(log, "host_compiler_unsupported", "cmake-cuda-no-working-architecture")
+    assert "CMakeError.log" in root.fix
 
 
 def _named_below_sure(text: str, cause: str, signature: str):
