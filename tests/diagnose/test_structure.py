@@ -265,6 +265,9 @@ FRAMES = {
     "compose-v1": lambda line: "stack_trainer_1  | " + line,
     "cri": lambda line: "2024-05-01T12:00:00.123456789Z stderr F " + line,
     "buildkit": lambda line: "#12 10.345 " + line,
+    # BuildKit's error summary after a failed RUN step: its last lines behind the seconds since the step started
+    # (mlcommons/training#690, issue 11 batch 451)
+    "buildkit-summary": lambda line: "1.181 " + line,
     # `gh run view --log-failed`: "<job>\t<step>\t<timestamp> <line>" (cli/cli#10551)
     # Jenkins' Timestamper in a Pipeline's console (ROCm/pytorch#1640, Project-MONAI/tutorials#1986)
     "jenkins": lambda line: "[2024-10-17T00:05:34.680Z] " + line,
