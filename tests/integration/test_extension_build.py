@@ -101,3 +101,27 @@ def test_record_lists_the_runtime_requirements_with_torch_pinned(scatter_build):
     deps = scatter_build.record["runtime_deps"]
     assert deps["requirements"] == wheel_requirements(Path(scatter_build.result["wheel"]))
     assert deps["constraint"] == f"torch=={scatter_build.record['facts']['torch']['version']}"
+
+
+@pytest.mark.skipif(__import__("shutil").which("nvcc") is None, reason="a CUDA plan needs nvcc")
+def test_a_cuda_plan_of_the_real_torch_scatter_says_how_to_skip_its_cpu_twins(scatter_build, cli):
+    """The real sdist's setup.py builds a CPU-only twin of every CUDA module, and its __init__.py loads the CUDA one
+    whenever it exists (what extensions.toml's cuda_only row says, read here in the real tree): a CUDA plan says that
+    --set FORCE_ONLY_CUDA=1 skips them; with it set, or for a CPU build, the note is gone."""
+    tree = Path(scatter_build.result["source"])
+    assert "spec = cuda_spec or cpu_spec" in (tree / "torch_scatter" / "__init__.py").read_text()
+    setup = (tree / "setup.py").read_text()
+    assert "suffices = ['cpu', 'cuda']" in setup and "os.getenv('FORCE_ONLY_CUDA', '0') == '1'" in setup
+    env = {"TORCHBUILD_CACHE": str(scatter_build.cache)}
+    base = ["plan", str(tree), "--python", str(scatter_build.python), "--json"]
+    note = "--set FORCE_ONLY_CUDA=1 skips them"
+    cuda = cli(*base, "--cuda", "--arch", "9.0", env=env)
+    assert cuda.returncode == 0, cuda.stderr
+    assert any(note in n for n in cuda.json["notes"]), cuda.json["notes"]
+    only = cli(*base, "--cuda", "--arch", "9.0", "--set", "FORCE_ONLY_CUDA=1", env=env)
+    assert only.returncode == 0, only.stderr
+    assert only.json["env"]["FORCE_ONLY_CUDA"]["value"] == "1"
+    assert not any(note in n for n in only.json["notes"])
+    cpu = cli(*base, env=env)
+    assert cpu.returncode == 0, cpu.stderr
+    assert not any(note in n for n in cpu.json["notes"])

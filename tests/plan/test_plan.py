@@ -219,6 +219,19 @@ def test_extension_cuda_forced_gets_force_cuda_and_arch():
     assert any("unix_wrap_single_compile" in n for n in plan.notes)
 
 
+def test_extension_cuda_plan_names_the_packages_switch_for_its_cuda_modules_alone():
+    """extensions.toml's cuda_only row (torch-scatter: FORCE_ONLY_CUDA=1, measured on a lent H100): a CUDA plan
+    notes it; a plan that sets it, or a CPU plan, does not."""
+    note = "--set FORCE_ONLY_CUDA=1 skips them (10 compile steps instead of 17"
+    cuda = make_plan(extension_facts(torch_cuda="13.0"), Intent(jobs=2, cuda=True, arch="9.0"))
+    assert any(note in n and "CPU-only twin" in n for n in cuda.notes), cuda.notes
+    only = make_plan(
+        extension_facts(torch_cuda="13.0"), Intent(jobs=2, cuda=True, arch="9.0", sets=["FORCE_ONLY_CUDA=1"])
+    )
+    assert only.env_values()["FORCE_ONLY_CUDA"] == "1" and not any(note in n for n in only.notes)
+    assert not any(note in n for n in make_plan(extension_facts(), Intent(jobs=2)).notes)
+
+
 def test_extension_unknown_set_key():
     with pytest.raises(UnknownOptionError) as exc:
         make_plan(extension_facts(), Intent(jobs=2, sets=["FORCE_CUDAA=1"]))
