@@ -397,3 +397,20 @@ def _cudnn_version_unread(
         "cuDNN 8 (cudnn_version.h); with a newer torch the cuDNN found is incomplete. The log does not say which "
         "torch this is."
     ]
+
+
+def _cuda_arch_without_compiler(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """CMake found no CUDA architecture after it could not identify the CUDA compiler at all ("-- The CUDA compiler
+    identification is unknown" earlier: a CMAKE_CUDA_COMPILER that does not exist, as CMake 3.25.1 prints it here):
+    nvcc never ran, so the toolkit is not found, not a host compiler that nvcc rejects."""
+    if root.signature != "cmake-cuda-no-working-architecture":
+        return None
+    unknown = _hit_cause(hits, cause_for, lambda h: h.signature == "cmake-cuda-compiler-identification-unknown")
+    if unknown is None:
+        return None
+    return [unknown, _cap(root, UNDECIDED_CAP), *rest], [
+        f"CMake could not identify the CUDA compiler on line {unknown.line}: nvcc did not run, so no architecture "
+        "was found because the compiler is missing, not because it rejected the host compiler."
+    ]

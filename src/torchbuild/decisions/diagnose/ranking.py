@@ -177,7 +177,10 @@ class Diagnoser(Scanner):
                     else:
                         causes.append(self._unknown(first, step))
         # root over symptom: re-order or qualify with what else the log says (issue 11)
-        causes, why = reason(causes, self._ctx.ctx, self._hits, self._cause_of_hit)  # type: ignore[assignment,arg-type]
+        # the rules see the hints too, after every error's match (a context line such as CMake's "-- The CUDA
+        # compiler identification is unknown" that says why the error happened)
+        hint_hits = [SignatureHit(h.sig.cause, h.sig.id, h.line) for h in self.hints if h.sig is not None]
+        causes, why = reason(causes, self._ctx.ctx, [*self._hits, *hint_hits], self._cause_of_hit)  # type: ignore[assignment,arg-type]
         notes.extend(why)
         if self.all_failures:
             seen = {(causes[0].cause_id, causes[0].line)}
@@ -271,7 +274,7 @@ class Diagnoser(Scanner):
         )
 
     def _cause_of_hit(self, hit: SignatureHit) -> Cause | None:
-        ev = next((e for e in self.events if e.line == hit.line and e.sig is not None), None)
+        ev = next((e for e in (*self.events, *self.hints) if e.line == hit.line and e.sig is not None), None)
         return self._cause(ev, ev.sig.confidence) if ev is not None else None  # type: ignore[union-attr]
 
     def _concept(self, first: _Event | None) -> Cause | None:
