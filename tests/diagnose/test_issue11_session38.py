@@ -231,6 +231,26 @@ def test_cmake_finding_no_cuda_architecture_is_likely_the_host_compiler(message)
     assert "CMakeError.log" in root.fix
 
 
+def test_no_cuda_architecture_after_cmake_could_not_identify_nvcc_is_the_toolkit_not_found():
+    """CMake 3.25.1's own output here for a CMAKE_CUDA_COMPILER that does not exist: the identification hint before
+    the error says nvcc never ran, so the reasoning (which sees hints too) puts the toolkit first and the host
+    compiler below it (session 20's real-CMake test runs the real cmake)."""
+    log = """
+        -- The CUDA compiler identification is unknown
+        CMake Error at /usr/share/cmake-3.25/Modules/CMakeDetermineCUDACompiler.cmake:603 (message):
+          Failed to detect a default CUDA architecture.
+
+          Compiler output:
+
+        Call Stack (most recent call first):
+          CMakeLists.txt:2 (project)
+    """
+    d = diagnose_text(log)
+    assert [c.cause_id for c in d.causes[:2]] == ["cuda_toolkit_not_found", "host_compiler_unsupported"]
+    assert d.causes[1].confidence <= 0.55
+    assert any("could not identify the CUDA compiler on line 1" in n for n in d.notes)
+
+
 def _named_below_sure(text: str, cause: str, signature: str):
     """The root cause diagnose gives ``text``, checked to be ``cause`` named by ``signature`` below the sure bar
     (0.7): a likely cause, as the rows of one or two threads are."""
