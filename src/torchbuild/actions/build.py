@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import knowledge
 from ..decisions.plan import Intent, Plan, make_plan
 from ..errors import BuildFailedError, DoctorFailedError, NotASourceTreeError, VerifyFailedError
 from ..facts.cmake_cache import read_cmake_cache
 from ..facts.model import Facts
 from ..facts.user_config import read_user_profiles
+from ..knowledge.extensions import package_row
 from ..ui import console, render_findings, render_plan
 from . import cache as compile_cache
 from . import ext_progress, runtime_deps
@@ -143,16 +143,6 @@ def _with(intent: Intent, **changes: Any) -> Intent:
     from dataclasses import replace
 
     return replace(intent, **changes)
-
-
-def _extension_row(name: str | None) -> dict[str, Any] | None:
-    if not name:
-        return None
-    norm = name.replace("_", "-").lower()
-    for row in knowledge.rows("extensions", "package"):
-        if row["name"] == norm:
-            return row
-    return None
 
 
 def _wheel_modules(wheel: Path) -> list[str]:
@@ -457,7 +447,7 @@ def _verify(plan: Plan, facts: Facts, wheel: Path | None):  # -> VerifyReport
         report = verify_torch(plan.python, expect)
     else:
         module = None
-        row = _extension_row(facts.source.name if facts.source else None)
+        row = package_row(facts.source.name if facts.source else None)
         if row:
             module = row["module"]
         elif wheel is not None:

@@ -12,6 +12,7 @@ from typing import Any
 from ... import knowledge
 from ...errors import ConflictingOptionsError, UnknownOptionError, UsageError
 from ...facts.model import Facts
+from ...knowledge.extensions import package_row
 from .. import cmake_cond
 from ..choices import BUILD_TYPES
 from ..settings import SET_VARIABLES, convert, flag_value, parse_sets
@@ -361,7 +362,7 @@ def make_plan(
                 "object per source (torch/utils/cpp_extension.py unix_wrap_single_compile), which is not safe "
                 "across build_ext --parallel threads, so the extensions compile one after another."
             )
-            only = _cuda_only_switch(src.name)
+            only = (package_row(src.name) or {}).get("cuda_only")
             if only and only["env"] not in options:
                 notes.append(
                     f"{src.name} also compiles a CPU-only twin of each CUDA module, which it never loads when the "
@@ -482,14 +483,3 @@ def _extra_cuda_includes(facts: Facts) -> list[str]:
         if d and not (home and d.startswith(home)) and d not in out:
             out.append(d)
     return out
-
-
-def _cuda_only_switch(name: str | None) -> dict[str, str] | None:
-    """The ``cuda_only`` table of the extensions.toml row of package ``name`` (``{"env", "value", "steps",
-    "why"}``: the variable its setup.py reads to build its CUDA modules alone), or None for a package without one."""
-    norm = (name or "").replace("_", "-").lower()
-    for row in knowledge.rows("extensions", "package"):
-        if row["name"] == norm and "cuda_only" in row:
-            only: dict[str, str] = row["cuda_only"]
-            return only
-    return None
