@@ -36,6 +36,15 @@ def diagnose_text(text: str, *, all_failures: bool = False) -> Diagnosis:
     return diagnose_lines(enumerate(lines, 1), all_failures=all_failures)
 
 
+def named_below_sure(text: str, cause: str, signature: str) -> Cause:
+    """The root cause diagnose gives ``text``, checked to be ``cause`` named by ``signature`` below the sure bar (0.7):
+    a likely cause, as the rows of one or two threads are."""
+    root = diagnose_text(text).root
+    assert (root.cause_id, root.signature) == (cause, signature)
+    assert root.confidence < 0.7
+    return root
+
+
 def run_tool(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run a real tool as the diagnose tests do: an argument list, output captured as text, a failure
     is not an error (the tests read what the tool printed)."""

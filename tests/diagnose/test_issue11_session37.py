@@ -18,16 +18,7 @@ import pytest
 
 from torchbuild.decisions.diagnose.signatures import load_signatures
 
-from .conftest import diagnose_text, run_tool
-
-
-def _named_below_sure(text: str, cause: str, signature: str):
-    """The root cause diagnose gives ``text``, checked to be ``cause`` named by ``signature`` below the sure bar (0.7):
-    a likely cause, as the rows of one or two threads are."""
-    root = diagnose_text(text).root
-    assert (root.cause_id, root.signature) == (cause, signature)
-    assert root.confidence < 0.7
-    return root
+from .conftest import diagnose_text, named_below_sure, run_tool
 
 
 def test_macos_libcxx_symbol_not_found_is_the_system_cxx_library_too_old():
@@ -69,7 +60,7 @@ def test_the_real_gcc_missing_parallel_hashmap(tmp_path):
     src.write_text('#include "utils.h"\nint main() { return 0; }\n')
     out = run_tool(["g++", "-c", str(src), "-o", str(tmp_path / "diag_cpu.o")]).stderr
     assert "parallel_hashmap/phmap.h: No such file or directory" in out
-    root = _named_below_sure(out, "system_library_missing", "parallel-hashmap-header-missing")
+    root = named_below_sure(out, "system_library_missing", "parallel-hashmap-header-missing")
     assert "submodule" in root.fix
 
 
@@ -150,7 +141,7 @@ def test_the_real_gcc_without_torch_extension_h(tmp_path):
     src.write_text("#include <TH/TH.h>\n#include <torch/extension.h>\nint main() { return 0; }\n")
     out = run_tool(["g++", "-I", str(inc), "-c", str(src), "-o", str(tmp_path / "binding.o")]).stderr
     assert "torch/extension.h: No such file or directory" in out
-    _named_below_sure(out, "torch_extension_mismatch", "torch-inner-header-missing")
+    named_below_sure(out, "torch_extension_mismatch", "torch-inner-header-missing")
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
@@ -460,7 +451,7 @@ def test_the_real_loader_missing_a_cxx11_abi_tagged_function(tmp_path):
         ctypes.CDLL(str(mod), mode=ctypes.RTLD_GLOBAL)
     message = f"ImportError: {err.value}"
     assert "B5cxx11" in message
-    _named_below_sure(message, "cxx_abi_mismatch", "undefined-symbol-new-abi-string-any-library")
+    named_below_sure(message, "cxx_abi_mismatch", "undefined-symbol-new-abi-string-any-library")
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

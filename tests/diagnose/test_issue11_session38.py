@@ -35,7 +35,7 @@ import sys
 
 import pytest
 
-from .conftest import diagnose_text, run_tool
+from .conftest import diagnose_text, named_below_sure, run_tool
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
@@ -139,7 +139,7 @@ def test_msvc_without_its_own_omp_h_is_the_build_tools_not_openmp():
         "C:/ComfyUI/python_embeded/Lib/site-packages/torch/include\\torch/csrc/inductor/cpp_prefix.h(3): "
         "fatal error C1083: Cannot open include file: 'omp.h': No such file or directory"
     )
-    root = _named_below_sure(msvc, "compiler_missing", "msvc-own-omp-h-missing")
+    root = named_below_sure(msvc, "compiler_missing", "msvc-own-omp-h-missing")
     assert "vcvars64.bat" in root.fix
     clang = "src/k.cpp:2:10: fatal error: 'omp.h' file not found"
     assert diagnose_text(clang).root.cause_id == "openmp_missing"
@@ -154,12 +154,12 @@ def test_the_real_python_missing_a_third_party_folder(tmp_path):
     code = "import shutil; shutil.copytree('third_party/flash-attention/flash_attn', 'xformers/_flash_attn')"
     out = run_tool([sys.executable, "-c", code], cwd=tmp_path).stderr
     assert "FileNotFoundError: [Errno 2]" in out
-    _named_below_sure(out, "submodule_missing", "third-party-path-not-found")
+    named_below_sure(out, "submodule_missing", "third-party-path-not-found")
     spanish = (
         "FileNotFoundError: [WinError 3] El sistema no puede encontrar la ruta especificada: "
         "'C:\\\\xformers\\\\third_party\\\\flash-attention\\\\flash_attn'"
     )
-    _named_below_sure(spanish, "submodule_missing", "third-party-path-not-found")
+    named_below_sure(spanish, "submodule_missing", "third-party-path-not-found")
     built = "error: [Errno 2] No such file or directory: '/w/third_party/Mask2Former/build/temp.linux/build.ninja'"
     assert diagnose_text(built).root.signature != "third-party-path-not-found"
 
@@ -172,7 +172,7 @@ def test_msvc_without_the_universal_crts_headers_is_the_build_tools(header):
         "  C:\\Users\\u\\miniconda3\\envs\\xtts\\include\\pyconfig.h(59): fatal error C1083: Cannot open include "
         f"file: '{header}': No such file or directory"
     )
-    root = _named_below_sure(line, "compiler_missing", "msvc-own-c-runtime-header-missing")
+    root = named_below_sure(line, "compiler_missing", "msvc-own-c-runtime-header-missing")
     assert header in root.explanation
 
 
@@ -187,7 +187,7 @@ def test_the_real_bash_running_a_tool_out_of_a_missing_third_party_folder(tmp_pa
     script.write_text(command + "\n")
     out = run_tool(["bash", str(script)], cwd=tmp_path).stderr
     assert "third_party/protobuf/cmake: No such file or directory" in out
-    _named_below_sure(out, "submodule_missing", "third-party-path-not-found")
+    named_below_sure(out, "submodule_missing", "third-party-path-not-found")
     built = "third_party/protobuf/cmake/build/protoc: No such file or directory"
     assert diagnose_text(built).root.signature != "third-party-path-not-found"
 
@@ -227,7 +227,7 @@ def test_cmake_finding_no_cuda_architecture_is_likely_the_host_compiler(message)
         Call Stack (most recent call first):
           CMakeLists.txt:11 (PROJECT)
     """
-    root = _named_below_sure(log, "host_compiler_unsupported", "cmake-cuda-no-working-architecture")
+    root = named_below_sure(log, "host_compiler_unsupported", "cmake-cuda-no-working-architecture")
     assert "CMakeError.log" in root.fix
 
 
@@ -249,12 +249,3 @@ def test_no_cuda_architecture_after_cmake_could_not_identify_nvcc_is_the_toolkit
     assert [c.cause_id for c in d.causes[:2]] == ["cuda_toolkit_not_found", "host_compiler_unsupported"]
     assert d.causes[1].confidence <= 0.55
     assert any("could not identify the CUDA compiler on line 1" in n for n in d.notes)
-
-
-def _named_below_sure(text: str, cause: str, signature: str):
-    """The root cause diagnose gives ``text``, checked to be ``cause`` named by ``signature`` below the sure bar
-    (0.7): a likely cause, as the rows of one or two threads are."""
-    root = diagnose_text(text).root
-    assert (root.cause_id, root.signature) == (cause, signature)
-    assert root.confidence < 0.7
-    return root
