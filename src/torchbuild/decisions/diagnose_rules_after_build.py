@@ -342,6 +342,23 @@ def _package_without_its_module(
         return [first, _cap(root, UNDECIDED_CAP), *rest], [
             f"The traceback runs in {checkout}/{package}, not in site-packages, from an interactive interpreter."
         ]
+    said = next((t for t in (e.text for e in getattr(root, "evidence", [])) if _says_source_dir(t)), None)
+    if said is not None:
+        # the package's own message says it in words: "Do not import qlib package in the repository directory"
+        # (microsoft/qlib#279, batch 494 dev; concept said-import-from-source-dir)
+        first = _as(
+            root,
+            "import_from_source_dir",
+            UNDECIDED_CAP + 0.05,
+            f"'{package}' lacks its module '{module}', and the package's own message says it is imported from its "
+            f"source directory: {said.strip()}",
+            f"Run Python from another folder than the {package} checkout (in an IDE: remove the checkout from the "
+            f"content roots / sys.path), so that the installed {package} is imported; or build it in place first.",
+            "https://docs.python.org/3/library/sys.html#sys.path",
+        )
+        return [first, _cap(root, UNDECIDED_CAP), *rest], [
+            f"The log says in words that {package} is imported from its source directory."
+        ]
     first = _unknown(
         root,
         f"Python found the package '{package}' but not its module '{module}'. The log does not tell which of "
@@ -357,6 +374,16 @@ def _package_without_its_module(
         f"'{module}' is missing from an installed or present package '{package}': not built, shadowed, or "
         "another version; not a distribution to install."
     ]
+
+
+def _says_source_dir(text: str) -> bool:
+    """True when ``text`` says in words that a package is imported from its source directory (the concept
+    ``said-import-from-source-dir`` of knowledge/data/concepts.toml reads it)."""
+    # imported here: the diagnose package imports these rules (diagnose.matching -> diagnose_reasons)
+    from .diagnose.concepts import read_line
+
+    concept = read_line(text)
+    return concept is not None and concept.cause == "import_from_source_dir"
 
 
 def _checkout_of(package: str, lines: Sequence[str]) -> str | None:

@@ -414,3 +414,28 @@ def _cuda_arch_without_compiler(
         f"CMake could not identify the CUDA compiler on line {unknown.line}: nvcc did not run, so no architecture "
         "was found because the compiler is missing, not because it rejected the host compiler."
     ]
+
+
+def _old_msvc_without_torch(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """Visual Studio 2015's cl.exe is too old for torch's headers (C++17), not for C code in general: pycocotools
+    built with it failed on a GCC-only flag (cl's D8021 on '/Wno-cpp', two threads of the corpus judged no listed
+    cause). Without torch in the log (its extension builder's compiler check, a torch traceback, a torch version),
+    the old Visual Studio is not reported as the cause."""
+    if root.signature != "msvc-2015-or-older-compiler-failed":
+        return None
+    if ctx.torch_imports or ctx.torch_versions or any(h.signature.startswith("cpp-extension") for h in hits):
+        return None
+    return [
+        _unknown(
+            root,
+            "cl.exe of an old Visual Studio (2015 or older) failed, and nothing in the log says it compiled code that "
+            "includes torch's headers (which need a newer MSVC): the compiler's own error above the failed command "
+            "is the one to read.",
+            "Read cl's first error above the failed command; if the code includes torch's headers, use Visual Studio "
+            "2019 or 2022.",
+        ),
+        _cap(root, UNDECIDED_CAP),
+        *rest,
+    ], ["No torch in the log: Visual Studio 2015 compiles plain C/C++ extensions, so its age is not the cause."]

@@ -1,0 +1,155 @@
+"""Issue 11, session 39: rows written from round A's dev logs (batches 482 and later), before its measurement.
+
+* setuptools running the cl.exe of Visual Studio 2015 or older ("Microsoft Visual Studio 14.0\\VC\\BIN"): a compiler
+  too old for torch's headers;
+* torchvision's image decoder compiled without libjpeg's headers (its names undeclared), with the real g++: a system
+  library missing, where torchvision's other sources stay a torchvision/torch mismatch and its video decoder (FFmpeg's
+  API) is left to no row;
+* protobuf's run-time version check (two protobufs in one process);
+* GNU ld on an archive member it cannot read (objects of another target left in the build folder), with the real ld;
+* Arm's BF16 NEON types unknown to an old compiler (Android NDK r21b), with the real g++'s wording too;
+* a package's own message that it is imported from its source directory, under the ModuleNotFoundError of its
+  compiled module (the concept said-import-from-source-dir).
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from .conftest import diagnose_text, named_below_sure, run_tool
+
+
+def test_the_cl_exe_of_visual_studio_2015_is_too_old():
+    """ActionDetection-AFSD#25 (batch 482 dev): torch's version check could not run cl (not on PATH), then setuptools
+    ran Visual Studio 14.0's cl.exe from the registry; the maintainer said Visual Studio 2017 or newer is needed."""
+    log = r"""
+    UserWarning: Error checking compiler version for cl: [WinError 2] The system cannot find the file specified
+      warnings.warn('Error checking compiler version for {}: {}'.format(compiler, error))
+    error: command 'C:\\Program Files (x86)\\Microsoft Visual Studio 14.0\\VC\\BIN\\x86_amd64\\cl.exe' failed \
+    with exit status 2
+    """.replace("\\\n    ", "")
+    root = named_below_sure(log, "compiler_too_old", "msvc-2015-or-older-compiler-failed")
+    assert "Visual Studio 14.0" in root.explanation and "2019" in root.fix
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        r"C:\Program Files\Microsoft Visual Studio\2022\BuildTools\VC\Tools\MSVC\14.38.33130\bin\HostX86\x64\cl.exe",
+        r"C:\Program Files (x86)\Microsoft Visual Studio\2017\Pro\VC\Tools\MSVC\14.16.27023\bin\HostX64\x64\cl.exe",
+    ],
+)
+def test_a_newer_visual_studio_failing_is_not_called_too_old(path):
+    """Visual Studio 2017 and later install under "Microsoft Visual Studio\\<year>\\": their cl.exe failing says
+    nothing of its age."""
+    root = diagnose_text(f"error: command '{path}' failed with exit code 2").root
+    assert root.signature != "msvc-2015-or-older-compiler-failed"
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_the_real_gcc_on_torchvisions_jpeg_decoder_without_libjpeg(tmp_path):
+    """This machine's g++ compiling a file at torchvision's decode_jpeg.cpp path that uses libjpeg's names without
+    its header, as torchvision built without libjpeg did (pytorch/vision#7840, batch 483 dev): a system library
+    missing, the name in the explanation."""
+    src = tmp_path / "vision" / "torchvision" / "csrc" / "io" / "image" / "cpu" / "decode_jpeg.cpp"
+    src.parent.mkdir(parents=True)
+    src.write_text("int jpeg_version() {\n  return JPEG_LIB_VERSION;\n}\n")
+    out = run_tool(["g++", "-c", str(src), "-o", str(tmp_path / "d.o")]).stderr
+    assert "JPEG_LIB_VERSION" in out
+    root = diagnose_text(out).root
+    assert (root.cause_id, root.signature) == ("system_library_missing", "torchvision-image-library-missing")
+    assert "JPEG_LIB_VERSION" in root.explanation and "libjpeg" in root.fix
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+@pytest.mark.parametrize(
+    ("part", "mismatch"),
+    [
+        (("ops", "cpu", "nms_kernel.cpp"), True),
+        (("io", "decoder", "decoder.cpp"), False),
+        (("io", "image", "cpu", "decode_png.cpp"), False),
+    ],
+)
+def test_the_real_gcc_on_torchvisions_other_sources(tmp_path, part, mismatch):
+    """The same g++ error in torchvision's operators stays the torchvision/torch mismatch row; in its decoders
+    (image and video, which compile against system libraries: FFmpeg 5 dropped AVLockOp, pytorch/vision#5928,
+    batch 483 dev, judged no listed cause) it is not called a torch mismatch."""
+    src = tmp_path.joinpath("vision", "torchvision", "csrc", *part)
+    src.parent.mkdir(parents=True)
+    src.write_text("int f() {\n  return AV_LOCK_CREATE;\n}\n")
+    out = run_tool(["g++", "-c", str(src), "-o", str(tmp_path / "d.o")]).stderr
+    root = diagnose_text(out).root
+    assert (root.signature == "domain-library-source-vs-torch") is mismatch
+
+
+def test_visual_studio_2015_without_torch_in_the_log_is_not_called_too_old():
+    """pycocotools built with Visual Studio 2015 failed on a GCC-only flag (cl's D8021 on '/Wno-cpp'; the corpus's
+    msvc-centernet-nms-wno-cpp-d8021.log, judged no listed cause): with no torch in the log, the old Visual Studio
+    is not the cause."""
+    log = r"""
+    building 'pycocotools._mask' extension
+    cl : Command line error D8021 : invalid numeric argument '/Wno-cpp'
+    error: command 'D:\\Program Files (x86)\\Microsoft Visual Studio 14.0\\VC\\BIN\\x86_amd64\\cl.exe' failed \
+    with exit status 2
+    """.replace("\\\n    ", "")
+    assert diagnose_text(log).root.cause_id == "unknown"
+
+
+def test_protobufs_runtime_version_check():
+    """protobuf's own check (stubs/common.cc's VerifyVersion) as pytorch/pytorch#6833 pasted it (batch 493 dev):
+    onnx built against the system protobuf 2.6.1, loaded beside PyTorch's protobuf 3.5.0."""
+    line = (
+        "[libprotobuf FATAL /home/u/pytorch/third_party/protobuf/src/google/protobuf/stubs/common.cc:79] This program "
+        "was compiled against version 2.6.1 of the Protocol Buffer runtime library, which is not compatible with the "
+        "installed version (3.5.0).  Contact the program author for an update."
+    )
+    root = diagnose_text(line).root
+    assert (root.cause_id, root.signature) == ("protobuf_conflict", "protobuf-runtime-version-check")
+    assert root.confidence >= 0.7 and "2.6.1" in root.explanation and "3.5.0" in root.explanation
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("ar") is None, reason="gcc or ar is not installed")
+def test_the_real_ld_on_an_archive_member_it_cannot_read(tmp_path):
+    """This machine's GNU ld linking an archive whose member is no object it can read, as the Arm linker met the
+    x86-64 objects an earlier build had left in ExecuTorch's build folder (pytorch/executorch#7455, batch 488 dev):
+    a stale build folder, below the sure bar (a damaged archive prints the same)."""
+    (tmp_path / "ArmBackendEthosU.cpp.o").write_text("not an object\n")
+    run_tool(["ar", "rc", "libdelegate.a", "ArmBackendEthosU.cpp.o"], cwd=tmp_path)
+    (tmp_path / "m.c").write_text("int main(void) { return 0; }\n")
+    link = ["gcc", "m.c", "-o", "m", "-Wl,--whole-archive", "./libdelegate.a", "-Wl,--no-whole-archive"]
+    out = run_tool(link, cwd=tmp_path).stderr
+    assert "in archive is not an object" in out
+    root = named_below_sure(out, "stale_build_dir", "ld-archive-member-not-an-object")
+    assert "ArmBackendEthosU.cpp.o" in root.explanation
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_neon_bf16_types_unknown_to_the_compiler(tmp_path):
+    """Android NDK r21b's clang did not know arm_neon.h's bfloat16x8_t (pytorch/executorch#8508, batch 488 dev: NDK
+    27c built it): a compiler too old, in clang's words and in this machine's g++'s (x86: no such type at all)."""
+    clang = (
+        "/src/executorch/kernels/optimized/blas/BlasKernel.cpp:80:29: error: unknown type name 'bfloat16x8_t'; "
+        "did you mean 'float16x8_t'?"
+    )
+    root = named_below_sure(clang, "compiler_too_old", "neon-bf16-types-unknown")
+    assert "bfloat16x8_t" in root.explanation
+    src = tmp_path / "BlasKernel.cpp"
+    src.write_text("float f32_dot_bf16(bfloat16x8_t b);\n")
+    out = run_tool(["g++", "-c", str(src), "-o", str(tmp_path / "b.o")]).stderr
+    assert diagnose_text(out).root.signature == "neon-bf16-types-unknown"
+
+
+def test_a_package_that_says_it_is_imported_from_its_source_directory():
+    """microsoft/qlib#279 (batch 494 dev): qlib's own message under the ModuleNotFoundError of its compiled module
+    says it is imported from the repository directory (PyCharm's working directory): import_from_source_dir first,
+    where the same missing module alone stays unknown (built, shadowed or another version)."""
+    missing = ">ModuleNotFoundError: No module named 'qlib.data._libs.rolling'."
+    said = (
+        "Do not import qlib package in the repository directory in case of importing qlib from . without compiling"
+    )
+    root = diagnose_text(missing + "\n" + said).root
+    assert root.cause_id == "import_from_source_dir" and root.confidence < 0.7
+    assert "repository directory" in root.explanation
+    assert diagnose_text(missing).root.cause_id == "unknown"
