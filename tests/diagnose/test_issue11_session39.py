@@ -10,6 +10,15 @@
 * Arm's BF16 NEON types unknown to an old compiler (Android NDK r21b), with the real g++'s wording too;
 * a package's own message that it is imported from its source directory, under the ModuleNotFoundError of its
   compiled module (the concept said-import-from-source-dir).
+
+From the dev logs of round A's later collectors (batches 497-504), before its measurement:
+
+* torch's "CUDA capability sm_N is not compatible" warning wrapped after "compatible";
+* the "FATAL: ... is for smA, but was built for smB" of xformers' attention kernels: no kernel image for this GPU;
+* a traceback cut before its error whose last frame imports torch._six;
+* a libstdc++ symbol of the C++11 ABI (std::__cxx11) undefined at import: an old libstdc++ loaded first (the real g++
+  and nm: a module built here needs such symbols of GLIBCXX_3.4.21, GCC 5's libstdc++);
+* TorchSharp's "doesn't contain a reference to libtorch-..." check.
 """
 
 from __future__ import annotations
@@ -146,10 +155,92 @@ def test_a_package_that_says_it_is_imported_from_its_source_directory():
     says it is imported from the repository directory (PyCharm's working directory): import_from_source_dir first,
     where the same missing module alone stays unknown (built, shadowed or another version)."""
     missing = ">ModuleNotFoundError: No module named 'qlib.data._libs.rolling'."
-    said = (
-        "Do not import qlib package in the repository directory in case of importing qlib from . without compiling"
-    )
+    said = "Do not import qlib package in the repository directory in case of importing qlib from . without compiling"
     root = diagnose_text(missing + "\n" + said).root
     assert root.cause_id == "import_from_source_dir" and root.confidence < 0.7
     assert "repository directory" in root.explanation
     assert diagnose_text(missing).root.cause_id == "unknown"
+
+
+def test_the_sm_warning_wrapped_after_not_compatible():
+    """runpod/containers#114 (batch 500 dev): torch 2.4.1+cu124 on a B200, its warning wrapped after "is not
+    compatible"; the unwrapped form and the form wrapped after "CUDA capability" keep their row."""
+    log = """
+    UserWarning: NVIDIA B200 with CUDA capability sm_100 is not compatible
+    with the current PyTorch installation. The current PyTorch install
+    supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.
+    """
+    root = diagnose_text(log).root
+    assert (root.cause_id, root.signature) == ("no_kernel_image", "sm-not-compatible-with-torch")
+    assert "sm_100" in root.explanation
+    assert diagnose_text("but the GPU's sm_90 is not compatible, it says").root.signature is None
+
+
+@pytest.mark.parametrize(
+    ("line", "need", "built"),
+    [
+        ("FATAL: this function is for sm80, but was built for sm750", "sm80", "sm750"),
+        (
+            "FATAL: kernel `fmha_cutlassF_f16_aligned_64x64_rf_sm80` is for sm80-sm100, but was built for sm121",
+            "sm80-sm100",
+            "sm121",
+        ),
+    ],
+)
+def test_attention_kernels_built_for_another_sm(line, need, built):
+    """TheLastBen/fast-stable-diffusion#1352 (batch 499 dev): an xformers wheel built on a T4 run on an A10G; the
+    later wording names the kernel and a range."""
+    root = diagnose_text(line).root
+    assert (root.cause_id, root.signature) == ("no_kernel_image", "cutlass-kernel-built-for-other-sm")
+    assert need in root.explanation and built in root.explanation
+
+
+def test_a_traceback_cut_at_the_torch_six_import():
+    """FlagAI-Open/FlagAI#362 (batch 504 dev): the paste ends with the frame that imports torch._six."""
+    log = """
+      File "/root/miniconda3/envs/flagai/lib/python3.10/site-packages/flagai/mpu/grads.py", line 23, in <module>
+        from torch._six import inf
+    """
+    root = diagnose_text(log).root
+    assert (root.cause_id, root.signature) == ("torch_api_removed", "torch-six-removed")
+    assert "inf" in root.explanation
+
+
+@pytest.mark.skipif(shutil.which("nm") is None or shutil.which("g++") is None, reason="nm or g++ is not installed")
+def test_libstdcxx_own_cxx11_symbols_undefined(tmp_path):
+    """giacbrd/ShallowLearn#15 (batch 501 dev): fasttext built by a newer GCC, loaded under Anaconda2's old
+    libstdc++: the vtable of std::__cxx11::basic_stringbuf undefined.  This machine's g++ and nm show that such a
+    module needs that very symbol from libstdc++ (nm -u lists it), so the row reads libstdc++'s own symbols; a
+    module's own function taking a std::__cxx11::string stays with the C++ ABI rows."""
+    src = tmp_path / "m.cpp"
+    src.write_text("#include <sstream>\nstd::string f(int x) { std::ostringstream s; s << x; return s.str(); }\n")
+    run_tool(["g++", "-shared", "-fPIC", "-O0", str(src), "-o", str(tmp_path / "m.so")])
+    undefined = run_tool(["nm", "-u", "-D", str(tmp_path / "m.so")]).stdout
+    needed = [ln.split()[-1] for ln in undefined.splitlines() if "St7__cxx11" in ln]
+    # libstdc++'s own C++11-ABI symbols, of the symbol version GCC 5's libstdc++ introduced (GLIBCXX_3.4.21)
+    assert any(sym.endswith("@GLIBCXX_3.4.21") for sym in needed), needed
+    for sym in needed:
+        loaded = f"ImportError: {tmp_path}/m.so: undefined symbol: {sym.split('@')[0]}"
+        assert diagnose_text(loaded).root.signature == "libstdcxx-cxx11-symbol-undefined", sym
+    line = (
+        "ImportError: /home/usr/anaconda2/lib/python2.7/site-packages/fasttext/fasttext.so: undefined symbol: "
+        "_ZTVNSt7__cxx1115basic_stringbufIcSt11char_traitsIcESaIcEEE"
+    )
+    root = named_below_sure(line, "glibcxx_too_old", "libstdcxx-cxx11-symbol-undefined")
+    assert "_ZTVNSt7__cxx1115basic_stringbuf" in root.explanation
+    own = (
+        "ImportError: /x/site-packages/ext/_C.so: undefined symbol: "
+        "_ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"
+    )
+    assert diagnose_text(own).root.cause_id != "glibcxx_too_old"
+
+
+def test_torchsharps_native_package_check():
+    """dotnet/TorchSharp#1372 (batch 498 dev): in Unity the native DLLs were not where Unity loads plugins from."""
+    line = (
+        "NotSupportedException: This application or script uses TorchSharp but doesn't contain a reference to "
+        "libtorch-cpu-win-x64, Version=2.4.0.0."
+    )
+    root = diagnose_text(line).root
+    assert (root.cause_id, root.signature) == ("shared_library_not_found", "torchsharp-native-package-missing")
+    assert "libtorch-cpu-win-x64" in root.explanation and "2.4.0.0" in root.explanation

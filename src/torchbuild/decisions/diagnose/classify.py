@@ -59,6 +59,7 @@ GATE: tuple[str, ...] = (
     "wasn't build with CUDA",  # xformers' operators: "xFormers wasn't build with CUDA support" (sic)
     "install PyTorch first",  # auto-gptq's setup.py (knowledge: autogptq-requires-pytorch-first)
     "Running pass '",  # LLVM's stack trace of a crash inside a pass (knowledge: llvm-crash-running-pass)
+    "from torch._six",  # a traceback cut before its error, its last frame the import (knowledge: torch-six-removed)
     "is not an object",  # GNU ld: "member libx.a(y.o) in archive is not an object" (ld-archive-member-not-an-object)
     "supported wheel",  # pip: "X-manylinux_2_35_x86_64.whl is not a supported wheel on this platform." (no ERROR:)
     "Rust package manager",  # maturin: "Cargo, the Rust package manager, is not installed or is not on PATH."
