@@ -28,6 +28,12 @@ After round A's measurement, from its held-out misses (listed as such in the row
 * MSVC's "INTERNAL COMPILER ERROR in '...cl.exe'" banner;
 * MSVC's C2039 in double quotes without "is";
 * the typeinfo / vtable of a std class undefined (std::thread::_State, with the real g++ and nm): an old libstdc++.
+
+From round B's dev logs (batches 505 and later), before its measurement:
+
+* nvcc's "The version ('9.0') of the host compiler ('clang') is not supported" (a version with a dot);
+* a torch symbol with libc++'s std::__1 types undefined on Linux: libc++ against libstdc++;
+* GNU ld's "cannot find -lomp": LLVM's OpenMP runtime missing.
 """
 
 from __future__ import annotations
@@ -329,3 +335,39 @@ def test_std_thread_typeinfo_undefined_is_an_old_libstdcxx(tmp_path):
         "ImportError: /x/m.so: undefined symbol: _ZNSt3__112basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEED1Ev"
     )
     assert diagnose_text(libcxx).root.signature != "libstdcxx-symbol-undefined"
+
+
+# From round B's dev logs (batches 505 and later), before its measurement.
+
+
+def test_nvcc_rejects_a_host_compiler_version_with_a_dot():
+    """ingowald/optix7course#20 (batch 510 dev): CUDA 11.3's nvcc refusing clang 9.0 ("9.0", where Apple clang's
+    form is "90000")."""
+    line = "nvcc fatal   : The version ('9.0') of the host compiler ('clang') is not supported"
+    root = diagnose_text(line).root
+    assert root.cause_id == "host_compiler_unsupported" and "9.0" in root.explanation
+
+
+@pytest.mark.skipif(shutil.which("c++filt") is None, reason="c++filt is not installed")
+def test_a_torch_symbol_with_libcxx_types_undefined():
+    """pytorch/glow#5713 (batch 510 dev): torch_glow built with clang and libc++ against a libstdc++ torch.  The real
+    c++filt demangles the symbol to c10's function with std::__1 (libc++) types."""
+    sym = "_ZNK3c104Type14isSubtypeOfExtERKNSt3__110shared_ptrIS0_EEPNS1_13basic_ostreamIcNS1_11char_traitsIcEEEE"
+    assert "std::__1::shared_ptr" in run_tool(["c++filt", sym]).stdout
+    root = diagnose_text(f"ImportError: _torch_glow.cpython-36m-x86_64-linux-gnu.so: undefined symbol: {sym}").root
+    assert (root.cause_id, root.signature) == ("cxx_abi_mismatch", "undefined-symbol-libcxx-vs-libstdcxx")
+    assert "libc++" in root.explanation
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+def test_the_real_ld_without_llvms_openmp_runtime(tmp_path):
+    """This machine's GNU ld asked for -lomp, which Debian's clang needs from libomp-dev (QMCPACK/qmcpack#3339, batch
+    510 dev): OpenMP missing; the same ld without another library stays a system library."""
+    (tmp_path / "m.c").write_text("int main(void) { return 0; }\n")
+    out = run_tool(["gcc", str(tmp_path / "m.c"), "-o", str(tmp_path / "m"), "-lomp"]).stderr
+    if "cannot find -lomp" not in out:
+        pytest.skip("this machine has LLVM's libomp installed")
+    root = diagnose_text(out).root
+    assert (root.cause_id, root.signature) == ("openmp_missing", "gnu-ld-libomp-missing")
+    other = run_tool(["gcc", str(tmp_path / "m.c"), "-o", str(tmp_path / "m"), "-lnosuchlib"]).stderr
+    assert diagnose_text(other).root.cause_id == "system_library_missing"
