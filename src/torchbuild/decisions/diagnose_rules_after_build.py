@@ -323,7 +323,8 @@ def _package_without_its_module(
         return None
     module = root.values.get("module", "")
     package = module.split(".", 1)[0]
-    checkout = _checkout_of(package, [e.text for e in getattr(root, "evidence", [])])
+    evidence = [e.text for e in getattr(root, "evidence", [])]
+    checkout = _checkout_of(package, evidence)
     if ctx.interactive and checkout is not None:
         # typed into an interpreter (or python -c) started in the checkout: its current folder comes first on
         # sys.path, so the unbuilt source folder shadows the installed package (ShichenLiu/SoftRas#19, batch 126
@@ -342,7 +343,7 @@ def _package_without_its_module(
         return [first, _cap(root, UNDECIDED_CAP), *rest], [
             f"The traceback runs in {checkout}/{package}, not in site-packages, from an interactive interpreter."
         ]
-    said = next((t for t in (e.text for e in getattr(root, "evidence", [])) if _says_source_dir(t)), None)
+    said = next((t for t in evidence if _says_source_dir(t)), None)
     if said is not None:
         # the package's own message says it in words: "Do not import qlib package in the repository directory"
         # (microsoft/qlib#279, batch 494 dev; concept said-import-from-source-dir)
