@@ -29,6 +29,12 @@ _GLOG_NOT_ERROR = re.compile(r"^[IW]\d{4} \d\d:\d\d:\d\d")
 #: "No matching distribution found for ..."): about which packages exist for this platform, not what the words
 #: of a row mean ("could not find" MKL is not a BLAS missing at build time).
 _PIP_RESOLVER = re.compile(r"could not find a version that satisfies|no matching distribution found", re.I)
+#: A command the reporter typed, copied with the log ("git submodule update --init --recursive", "$ pip install ..."):
+#: the words of a command are what someone ran, not what a tool said (pytorch/pytorch#76094, issue 11 batch 520
+#: held-out: the build instructions' "git submodule update --init" read as a submodule missing under an ld error).
+_TYPED_COMMAND = re.compile(
+    r"^\s*(?:[$#>%]\s*)?(?:sudo\s+)?(?:git|pip3?|conda|mamba|micromamba|cd|export|apt(?:-get)?|brew|yum|dnf)\s+[\w-]"
+)
 #: A file path: its folders are where a file lies, not words of the message ("...\\ATen\\native\\cudnn\\
 #: Conv.cpp(1207): error C2398" is not about cuDNN); a concept reads the path's last part only.
 _PATH = re.compile(r"[^\s\"'`(]*[/\\](?=[^\s\"'`]*[/\\]|[^\s\"'`/\\]+)")
@@ -81,10 +87,13 @@ class Concept:
 
 def readable(line: str) -> bool:
     """False for a line no concept may read: a warning (the word "warning" and no "error", or a glog
-    line of severity I or W), pip's resolver finding no release, or a compiler command line (longer
+    line of severity I or W), pip's resolver finding no release, a command the reporter typed (``git``,
+    ``pip``, ``conda``, ``cd``, ``export``... at the start of the line), or a compiler command line (longer
     than :data:`COMMAND_LINE_MIN` with two or more flags)."""
     low = line.lower()
     if ("warning" in low and "error" not in low) or _GLOG_NOT_ERROR.match(line) or _PIP_RESOLVER.search(line):
+        return False
+    if _TYPED_COMMAND.match(line):
         return False
     return not (len(line) > COMMAND_LINE_MIN and len(_FLAG.findall(line)) >= 2)
 
