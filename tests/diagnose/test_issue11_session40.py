@@ -13,18 +13,24 @@ After round A's measurement, from its held-out misses (listed as such in the row
 * nvcc's host_config.h text copied without its "#error --": the host compiler refused;
 * torch's "ninja --version" check failing (a real subprocess run of a ninja that exits 1): Ninja missing;
 * a command the reporter typed ("git submodule update --init ...") is no message a concept reads.
+
+From round C's dev logs (batches 541 and later), before its measurement:
+
+* GCC 6's <tuple> errors (constexpr bodies, argument packs) under nvcc: the host C++ library nvcc cannot use;
+* a NEON vector given an implicitly declared intrinsic's int (clang's wording, and the real gcc's): a compiler too old.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from torchbuild.decisions.diagnose.concepts import read_line
 
-from .conftest import diagnose_text, named_below_sure
+from .conftest import diagnose_text, named_below_sure, run_tool
 
 
 def test_triton_shared_memory_out_of_resource_is_not_the_machine_out_of_memory():
@@ -125,3 +131,54 @@ def test_a_typed_git_submodule_command_is_not_a_message():
     assert read_line("$ pip install -e . --no-build-isolation") is None
     said = read_line("Did you run 'git submodule update --init --recursive --jobs 0'?")
     assert said is not None and said.id == "said-submodule-missing"
+
+
+# -- round C's dev logs (batches 541 and later), before its measurement ----------------------------------------------
+
+
+def test_gcc6_tuple_errors_under_nvcc():
+    """facebookresearch/maskrcnn-benchmark#29 (batch 546 dev), with pyg-team/pytorch_geometric#400 and
+    CharlesShang/DCNv2#70 (seen, labelled the same): GCC 6's <tuple> fails while CUDA 9.0's nvcc compiles; the
+    maintainers answered that this nvcc cannot use that GCC's headers."""
+    for line in (
+        "/usr/include/c++/6/tuple:483:67: error: mismatched argument pack lengths while expanding "
+        "‘std::is_constructible<_Elements, _UElements&&>’",
+        "/usr/include/c++/6/tuple:502:1: error: body of constexpr function ‘static constexpr bool "
+        "std::_TC<<anonymous>, _Elements>::_NonNestedTuple() [with _SrcTuple = std::tuple<at::Tensor&, at::Tensor&>]’ "
+        "not a return-statement",
+    ):
+        root = diagnose_text(line).root
+        assert (root.cause_id, root.signature) == ("nvcc_host_stdlib_incompatible", "nvcc-gcc6-tuple-constexpr")
+    # GCC 11's <tuple> is not this row's (other GCCs have rows of their own)
+    assert (
+        diagnose_text(
+            "/usr/include/c++/11/tuple:483:67: error: mismatched argument pack lengths while expanding "
+            "‘std::is_constructible’"
+        ).root.signature
+        != "nvcc-gcc6-tuple-constexpr"
+    )
+
+
+def test_a_neon_intrinsic_unknown_to_the_compiler(tmp_path: Path):
+    """google/XNNPACK#3407 (batch 543 dev): Android NDK r18b's clang does not know vdot_u32, so C declares it as
+    returning int, which cannot become a uint32x2_t. The clang line is the reporter's; gcc's wording comes from the
+    real gcc here, on a vector typedef of the same name (no Arm compiler on this machine)."""
+    named_below_sure(
+        "external/XNNPACK/src/qu8-igemm/gen/1x8c4-minmax-rndnu-neondot.c:77:16: error:  assigning to 'uint32x2_t' "
+        "(vector of 2 'uint32_t' values) from incompatible type 'int'",
+        "compiler_too_old",
+        "neon-intrinsic-implicit-int",
+    )
+    gcc = shutil.which("gcc")
+    assert gcc is not None
+    src = tmp_path / "neondot.c"
+    src.write_text(
+        "typedef unsigned int uint32x2_t __attribute__((vector_size(8)));\n"
+        "uint32x2_t f(uint32x2_t a) { uint32x2_t r; r = vdot_u32(a, a, a); return r; }\n"
+        "uint32x2_t g(uint32x2_t a) { uint32x2_t r = vdot_u32(a, a, a); return r; }\n"
+    )
+    out = run_tool([gcc, "-c", str(src), "-o", str(tmp_path / "neondot.o")])
+    errors = [ln for ln in out.stderr.splitlines() if "error:" in ln]
+    assert len(errors) == 2, out.stderr
+    for line in errors:
+        named_below_sure(line, "compiler_too_old", "neon-intrinsic-implicit-int")
