@@ -18,6 +18,11 @@ From round C's dev logs (batches 541 and later), before its measurement:
 
 * GCC 6's <tuple> errors (constexpr bodies, argument packs) under nvcc: the host C++ library nvcc cannot use;
 * a NEON vector given an implicitly declared intrinsic's int (clang's wording, and the real gcc's): a compiler too old.
+
+After round C's measurement, from its held-out misses:
+
+* rustc's "could not find native static library" and rust-lld's "unable to find library" (the real rustc): a library
+  missing at link.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from torchbuild.decisions.diagnose.concepts import read_line
 
@@ -182,3 +189,31 @@ def test_a_neon_intrinsic_unknown_to_the_compiler(tmp_path: Path):
     assert len(errors) == 2, out.stderr
     for line in errors:
         named_below_sure(line, "compiler_too_old", "neon-intrinsic-implicit-int")
+
+
+# -- after round C's measurement, from its held-out misses ------------------------------------------------------------
+
+
+def test_rust_static_library_not_found(tmp_path: Path):
+    """LaurentMazare/tch-rs#789 (batch 543 held-out): torch-sys built with LIBTORCH_STATIC=1 asked for static
+    archives the libtorch install does not have. The real rustc of this machine (its image has Rust) prints both
+    wordings: its own for an rlib bundling "-l static=asmjit", and rust-lld's when an executable links it."""
+    rustc = shutil.which("rustc")
+    if rustc is None:
+        pytest.skip("rustc is not installed (this machine's image has it)")
+    lib = tmp_path / "l.rs"
+    lib.write_text("pub fn f() {}\n")
+    out = run_tool([rustc, "--crate-type", "rlib", str(lib), "-l", "static=asmjit", "--out-dir", str(tmp_path)])
+    line = next(ln for ln in out.stderr.splitlines() if "asmjit" in ln)
+    d = diagnose_text(line)
+    assert (d.root.cause_id, d.root.signature) == ("system_library_missing", "rustc-native-static-library-not-found")
+    assert "asmjit" in d.root.explanation
+    exe = tmp_path / "m.rs"
+    exe.write_text("fn main() {}\n")
+    out = run_tool([rustc, str(exe), "-l", "static=asmjit", "-o", str(tmp_path / "m")])
+    lld = [ln for ln in out.stderr.splitlines() if "unable to find library" in ln]
+    if lld:  # rustc 1.95 here links with its own rust-lld; with GNU ld the line is "cannot find -lasmjit"
+        d = diagnose_text(lld[0])
+        assert (d.root.cause_id, d.root.signature) == ("system_library_missing", "lld-unable-to-find-lib")
+    else:
+        assert diagnose_text(out.stderr).root.cause_id == "system_library_missing", out.stderr
