@@ -38,9 +38,9 @@ _WRAP_ENDS_NOT_ERROR = (" undefined",)
 #: "fatal error: 'omp.h'" / "file not found"; or a word after which nvcc's EDG front end breaks its
 #: messages: "no suitable conversion function from" / '"const at::DeprecatedTypeProperties"'; or the
 #: ends of :data:`_WRAP_ENDS_NOT_ERROR`) is also tried joined with the next line, with a space.
-#: " by" / " with": a sentence cut at its preposition (CUDAnative's "CUDA 10.0 is not supported by" / "your driver
-#: (which supports up to 9.0)", JuliaGPU/julia-ngc#7, issue 11 batch 532 held-out)
-WRAP_ENDS = (":", "'", '"', "\u2019", " from", " type", " by", " with", *_WRAP_ENDS_NOT_ERROR)
+#: " by": a sentence cut at its preposition (CUDAnative's "CUDA 10.0 is not supported by" / "your driver (which
+#: supports up to 9.0)", JuliaGPU/julia-ngc#7, issue 11 batch 532 held-out)
+WRAP_ENDS = (":", "'", '"', "\u2019", " from", " type", " by", *_WRAP_ENDS_NOT_ERROR)
 #: A Python warning line ("...py:368: UserWarning: ...", "FutureWarning: ...").
 _PY_WARNING = re.compile(r"(?:^|[\s:])[A-Z]\w*Warning: ")
 #: How CMake starts a message of its own (a new message, not the indented text of the one before).
