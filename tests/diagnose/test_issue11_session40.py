@@ -23,6 +23,9 @@ After round C's measurement, from its held-out misses:
 
 * rustc's "could not find native static library" and rust-lld's "unable to find library" (the real rustc): a library
   missing at link.
+
+Today's tools run here on small failing inputs, after the rounds: nvcc's own front end's wording of a C++17 library
+name missing under -std=c++11 (CUDA 13.0's nvcc).
 """
 
 from __future__ import annotations
@@ -217,3 +220,22 @@ def test_rust_static_library_not_found(tmp_path: Path):
         assert (d.root.cause_id, d.root.signature) == ("system_library_missing", "lld-unable-to-find-lib")
     else:
         assert diagnose_text(out.stderr).root.cause_id == "system_library_missing", out.stderr
+
+
+# -- the wordings of today's tools, run here (after the session's rounds) ---------------------------------------------
+
+
+def test_nvcc_front_end_wording_of_a_std_name_missing(tmp_path: Path):
+    """The row for a C++17 library name missing under an older -std read gcc's, clang's and MSVC's wordings but not
+    nvcc's own front end (EDG): CUDA 13.0's nvcc here, on a .cu file that uses std::optional compiled with
+    -std=c++11, prints 'namespace "std" has no member "optional"'."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not installed (this machine's image has CUDA 13.0's)")
+    src = tmp_path / "std.cu"
+    src.write_text("#include <optional>\nint main() { std::optional<int> a; return 0; }\n")
+    out = run_tool([nvcc, "-std=c++11", "-c", str(src), "-o", str(tmp_path / "std.o")])
+    assert out.returncode != 0
+    d = diagnose_text(out.stdout + out.stderr)
+    assert (d.root.cause_id, d.root.signature) == ("cxx_standard_mismatch", "std-library-name-needs-newer-std")
+    assert "std::optional" in d.root.explanation
