@@ -115,6 +115,8 @@ _BUILDING = re.compile(
     r"|build_ext|pyproject|Installing build dependencies|subprocess-exited-with-error|build_meta"
     # uv's hint: "`flash-attn@2.8.1` depends on `torch`, but doesn't declare it as a build dependency"
     r"|as a build dependency"
+    # setuptools' build_ext, per extension: "building 'murmurhash.mrmr' extension"
+    r"|building '[\w.]+' extension"
 )
 #: A package built in the log: pip's "Building wheel for X" / "Running setup.py install for X" /
 #: "Building wheels for collected packages: X, Y", setuptools' "building 'X._C' extension".
