@@ -110,6 +110,9 @@ _FROZEN = re.compile(r"PyInstaller[\\/]loader[\\/]pyimod0\d_|[\\/]_MEI\d{3,}[\\/
 #: (cmake/public/LoadHIP.cmake, v2.6.0).
 _NO_ROCM = re.compile(r"without ROCm|does not exist|is not set|USE_ROCM\s*:?\s*(?:OFF|0|False)\b", re.IGNORECASE)
 #: Lines that only a package build prints (pip, setuptools, scikit-build, PEP 517 backends).
+#: A line of PyTorch's "Found two conflicting CUDA installs" message (cmake/public/cuda.cmake of torch 2.1-2.5:
+#: "V${CMAKE_CUDA_COMPILER_VERSION} in '${CUDA_INCLUDE_DIRS}' and" / "V${CUDAToolkit_VERSION} in '...'").
+_CUDA_INSTALL_LINE = re.compile(r"^\s*V(?P<v>\d+(?:\.\d+)+) in '")
 _BUILDING = re.compile(
     r"Getting requirements to build|Preparing metadata|egg_info|bdist_wheel|pip-build-env|Building wheel|setup\.py"
     r"|build_ext|pyproject|Installing build dependencies|subprocess-exited-with-error|build_meta"
@@ -170,6 +173,8 @@ class LogContext:
         ".hipFatBinSegment") or ROCm's torch library (libtorch_hip.so).
     :param cudnn_version_unread: PyTorch's CMake found cuDNN but printed its version as "v?" (it read the
         version macros from cudnn.h, which cuDNN 8 moved to cudnn_version.h: pytorch/pytorch#41593).
+    :param cuda_install_versions: the versions PyTorch's CMake printed in its "Found two conflicting CUDA installs"
+        message (its lines "V12.1.66 in '/usr/local/cuda/include' and"), in order (strings: ``"12.1.66"``).
     :param torch_no_platform_wheel: a resolver said torch has no wheel for this platform (uv's "torch==2.11.0+cpu
         has no wheels with a matching platform tag (e.g., `macosx_26_0_x86_64`)").
     :param torch_removed: torch versions an installer removed in the log (pip's "Successfully uninstalled
@@ -204,6 +209,7 @@ class LogContext:
     nvcc_seen: bool = False
     cuda_seen: bool = False
     cudnn_version_unread: bool = False
+    cuda_install_versions: list[str] = field(default_factory=list)
     nvcc_code: bool = False
     torch_removed: list[str] = field(default_factory=list)
     torch_no_platform_wheel: bool = False
@@ -253,6 +259,8 @@ class ContextCollector:
             c.cuda_seen = True
         if "cuDNN: v?" in body:
             c.cudnn_version_unread = True
+        if len(c.cuda_install_versions) < MAX_FACTS and " in '" in body and (m := _CUDA_INSTALL_LINE.match(body)):
+            c.cuda_install_versions.append(m.group("v"))  # repeats kept: two equal versions are the point
         if cuda or "release " in body:
             for m in _CUDA_VER.finditer(body):
                 v = next(g for g in m.groups() if g)

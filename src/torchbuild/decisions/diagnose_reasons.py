@@ -72,6 +72,7 @@ RULES = (
     _build._cuda_home_list,
     _build._relocation_without_gpu,
     _build._cudnn_version_unread,
+    _build._same_cuda_twice,
     _build._cuda_arch_without_compiler,
     _build._old_msvc_without_torch,
 )

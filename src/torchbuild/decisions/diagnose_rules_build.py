@@ -439,3 +439,31 @@ def _old_msvc_without_torch(
         _cap(root, UNDECIDED_CAP),
         *rest,
     ], ["No torch in the log: Visual Studio 2015 compiles plain C/C++ extensions, so its age is not the cause."]
+
+
+def _same_cuda_twice(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """PyTorch's "Found two conflicting CUDA installs" with the same version printed twice: the CMake of torch 2.1
+    compared the two include folders as strings, so one toolkit reached by two paths (/usr/local/cuda and
+    /usr/local/cuda-12.1, a symlinked include folder) failed the check; torch 2.6's cmake/public/cuda.cmake compares
+    versions ("Found two conflicting CUDA versions").  No cause id names a check that misfired, so the answer is
+    unknown with the workaround.  Sources: pytorch/pytorch#108931 (the fix, PR #108932; issue 11 batch 568 held-out,
+    read after session 41's measurement) and pytorch/pytorch#106971 (FBGEMM in a CUDA 12.1 image; batch 568 dev, the
+    workaround CUDA_PATH=/usr/local/cuda-12.1)."""
+    if root.signature != "pytorch-cmake-two-cuda-installs":
+        return None
+    seen = ctx.cuda_install_versions
+    if len(seen) < 2 or len(set(seen[:2])) != 1:
+        return None
+    first = _unknown(
+        root,
+        f"PyTorch's CMake reports two CUDA installs, but both are CUDA {seen[0]}: one toolkit reached by two paths "
+        "(a symlink such as /usr/local/cuda -> /usr/local/cuda-X.Y). The check of torch 2.1's cuda.cmake compared "
+        "the folders, not the versions, so it fails here although nothing conflicts.",
+        "Point every CUDA variable at the same path (CUDA_PATH, CUDA_HOME and CUDAToolkit_ROOT to the real folder, "
+        "e.g. /usr/local/cuda-X.Y, with its bin first on PATH), or use a torch whose cuda.cmake compares versions.",
+    )
+    return [first, _cap(root, UNDECIDED_CAP), *rest], [
+        f"Both installs print CUDA {seen[0]}: the same toolkit through two paths, not a version conflict."
+    ]

@@ -135,6 +135,7 @@ GATE: tuple[str, ...] = (
     "and above",  # PyTorch's CMake: "PyTorch requires cuDNN 8.1 and above." (cmake/public/cuda.cmake, v2.6.0)
     "or above",
     "not supported",  # nvcc: "The version ('90000') of the host compiler ('Apple clang') is not supported"
+    "not yet supported",  # a project's CMake check: "cuDNN version >= 8 is not yet supported." (gnina/gnina#133)
     "(no such file",  # dyld (macOS 12+): "Reason: tried: '/x/libc10.dylib' (no such file), ..."
     "says CUDA version",  # PyTorch's CMake: "FindCUDA says CUDA version is X ... but the CUDA headers say ..."
     "NoBinaryForGpu",  # HIP runtime: "hipErrorNoBinaryForGpu: Unable to find code object ..."
@@ -148,6 +149,7 @@ GATE: tuple[str, ...] = (
     "must be installed",  # pybind's cmake_example setup.py: "CMake must be installed to build ..."
     "developer path",  # macOS xcrun: "invalid active developer path"
     "externally-managed",  # pip (PEP 668): "error: externally-managed-environment"
+    "externally managed",  # pip's next line: "× This environment is externally managed"
     "No such operator",  # torch: "No such operator torchvision::nms"
     "nsatisfiable",  # conda: "UnsatisfiableError: ... incompatible with each other"
     "ACCESS_VIOLATION",  # nvcc on Windows: "'cicc' died with status 0xC0000005 (ACCESS_VIOLATION)"
