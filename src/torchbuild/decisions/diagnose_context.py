@@ -109,10 +109,10 @@ _FROZEN = re.compile(r"PyInstaller[\\/]loader[\\/]pyimod0\d_|[\\/]_MEI\d{3,}[\\/
 #: variable is not set and /opt/rocm does not exist." and "Building without ROCm support."
 #: (cmake/public/LoadHIP.cmake, v2.6.0).
 _NO_ROCM = re.compile(r"without ROCm|does not exist|is not set|USE_ROCM\s*:?\s*(?:OFF|0|False)\b", re.IGNORECASE)
-#: Lines that only a package build prints (pip, setuptools, scikit-build, PEP 517 backends).
-#: A line of PyTorch's "Found two conflicting CUDA installs" message (cmake/public/cuda.cmake of torch 2.1-2.5:
-#: "V${CMAKE_CUDA_COMPILER_VERSION} in '${CUDA_INCLUDE_DIRS}' and" / "V${CUDAToolkit_VERSION} in '...'").
+#: A line of PyTorch's "Found two conflicting CUDA installs" message (the cmake/public/cuda.cmake of torch 2.1,
+#: pytorch/pytorch#108931: "V<nvcc's version> in '<include folder>' and" / "V<the toolkit's version> in '...'").
 _CUDA_INSTALL_LINE = re.compile(r"^\s*V(?P<v>\d+(?:\.\d+)+) in '")
+#: Lines that only a package build prints (pip, setuptools, scikit-build, PEP 517 backends).
 _BUILDING = re.compile(
     r"Getting requirements to build|Preparing metadata|egg_info|bdist_wheel|pip-build-env|Building wheel|setup\.py"
     r"|build_ext|pyproject|Installing build dependencies|subprocess-exited-with-error|build_meta"
