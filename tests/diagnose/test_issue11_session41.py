@@ -238,3 +238,12 @@ def test_two_cuda_installs_of_one_version_are_no_version_conflict():
     other = diagnose_text(same.replace("V12.1.66 in '/usr/local/cuda-12.1", "V11.8.89 in '/usr/local/cuda-11.8"))
     assert other.root.cause_id == "cuda_version_mismatch"
     assert_dev_log("build-fbgemm-torch-cmake-two-conflicting-cuda-installs-symlink.log", 568, "unknown", 0.0)
+
+
+def test_a_config_package_whose_name_starts_like_cudas_is_still_a_library_missing():
+    """The row leaves CUDA's own packages to their rows by name (CUDAToolkit, cuDNN, cuBLAS...), not every name that
+    starts with "cu": CURL's config package missing is a library missing like any other."""
+    root = diagnose_text('  Could not find a package configuration file provided by "CURL" with any of').root
+    assert (root.cause_id, root.signature) == ("system_library_missing", "cmake-config-package-not-found")
+    cudnn = diagnose_text('  Could not find a package configuration file provided by "cuDNN" with any of').root
+    assert cudnn.signature != "cmake-config-package-not-found"
