@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -171,6 +172,17 @@ def _dev_logs() -> list[tuple[str, list[str]]]:
     ]
 
 
+@functools.cache
+def _alone_roots() -> dict[str, tuple[str, float]]:
+    """``{file: (cause_id, confidence)}`` of each dev log's root diagnosed alone, as the CLI reads the file
+    (no dedent): computed once for the frame and real-build tests below, which compare against it."""
+    out = {}
+    for name, lines in _dev_logs():
+        root = diagnose_list(lines).root
+        out[name] = (root.cause_id, root.confidence)
+    return out
+
+
 def _real_build_lines() -> list[str]:
     return REAL_BUILD.read_text(encoding="utf-8").splitlines()
 
@@ -208,11 +220,12 @@ def test_real_logs_after_a_real_build_keep_their_cause(noise_file):
     torch's NumPy warning no longer names python_dependency_missing for every later failure."""
     noise = noise_file.read_text(encoding="utf-8").splitlines()
     changed = []
+    alone = _alone_roots()
     for name, lines in _dev_logs():
-        alone = diagnose_list(lines).root  # as the CLI reads the file: no dedent
+        cause, confidence = alone[name]
         after = diagnose_list(noise + lines).root
-        if alone.cause_id != after.cause_id or (alone.confidence >= 0.7) != (after.confidence >= 0.7):
-            changed.append((name, alone.cause_id, alone.confidence, after.cause_id, after.confidence))
+        if cause != after.cause_id or (confidence >= 0.7) != (after.confidence >= 0.7):
+            changed.append((name, cause, confidence, after.cause_id, after.confidence))
     # torch versions and cmake commands of the real log are context the reasoning may use
     # (rightly): only the ABI/torch-config decisions may change their confidence, and a missing
     # torch symbol may move between the C++ ABI and another torch version (the real log prints
@@ -284,8 +297,9 @@ def test_dev_logs_keep_their_cause_in_any_frame(frame):
     lost behind a timestamp, a quote marker or pip's frame; colours hid 19 causes)."""
     f = FRAMES[frame]
     changed = []
+    alone = _alone_roots()
     for name, lines in _dev_logs():
-        a = diagnose_list(lines).root.cause_id
+        a = alone[name][0]
         b = diagnose_list([f(x) for x in lines]).root.cause_id
         if a != b:
             changed.append((name, a, b))
