@@ -2,10 +2,13 @@
 
 * torch's "#error C++17 or later compatible compiler is required" pasted without its "to use PyTorch": the C++
   standard the extension compiles with is older than torch's headers need;
+* nvcc's host_config.h refusing Intel's compiler (CUDA 10.2's list of ICC versions, CUDA 13.0's refusal of any ICC):
+  a host compiler this CUDA does not support.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from .conftest import assert_dev_log, diagnose_text, run_tool
@@ -28,3 +31,26 @@ def test_torch_cxx17_error_cut_before_its_end_is_a_standard_mismatch(tmp_path: P
     assert (cut.cause_id, cut.signature) == ("cxx_standard_mismatch", "cxx17-required-cut")
     assert "C++17" in cut.explanation and cut.confidence <= full.confidence
     assert_dev_log("linux-kaldifeat-cmake-cxx17-required-torch21.log", 585, "cxx_standard_mismatch", 0.6)
+
+
+def test_nvcc_refusing_intels_compiler_is_an_unsupported_host_compiler(tmp_path: Path):
+    """GOMC-WSU/GOMC#170 (batch 589 dev): CUDA 10.2's host_config.h lists ICC 15.0-19.0 and refused ICC 19.1; the
+    fix was a supported compiler.  The real nvcc here (CUDA 13.0), with __ICC defined, prints its own refusal of any
+    ICC (host_config.h:103), read by a row of its own."""
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    # the line as this machine's nvcc printed it; the real nvcc prints it again where it is installed
+    printed = (
+        "/usr/local/cuda-13.0/include/crt/host_config.h:103:2: "
+        "error: #error -- ICC is not supported as a host compiler!"
+    )
+    if Path(nvcc).exists():
+        src = tmp_path / "k.cu"
+        src.write_text("__global__ void k() {}\n")
+        p = run_tool([nvcc, "-D__ICC=1910", "-c", str(src), "-o", "k.o"], tmp_path)
+        assert p.returncode != 0 and "ICC is not supported as a host compiler" in p.stderr
+        printed = p.stderr
+    root = diagnose_text(printed).root
+    assert (root.cause_id, root.signature) == ("host_compiler_unsupported", "nvcc-host-config-icc-refused")
+    assert "ICC" in root.explanation
+    d = assert_dev_log("build-gomc-nvcc-cuda102-unsupported-icc-19.1.log", 589, "host_compiler_unsupported", 0.9)
+    assert "19.0" in d.root.explanation and "ICC" in d.root.explanation
