@@ -3,12 +3,16 @@
 * torch's "#error C++17 or later compatible compiler is required" pasted without its "to use PyTorch": the C++
   standard the extension compiles with is older than torch's headers need;
 * nvcc's host_config.h refusing Intel's compiler (CUDA 10.2's list of ICC versions, CUDA 13.0's refusal of any ICC):
-  a host compiler this CUDA does not support.
+  a host compiler this CUDA does not support;
+* pip's "[Errno 30] Read-only file system" (a read-only container): a location this user cannot write.
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 from .conftest import assert_dev_log, diagnose_text, run_tool
@@ -54,3 +58,39 @@ def test_nvcc_refusing_intels_compiler_is_an_unsupported_host_compiler(tmp_path:
     assert "ICC" in root.explanation
     d = assert_dev_log("build-gomc-nvcc-cuda102-unsupported-icc-19.1.log", 589, "host_compiler_unsupported", 0.9)
     assert "19.0" in d.root.explanation and "ICC" in d.root.explanation
+
+
+def _tiny_wheel(path: Path) -> Path:
+    """A pure-Python wheel of one module, written by hand (pip installs it without building or the network)."""
+    whl = path / "tiny-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(whl, "w") as z:
+        z.writestr("tiny.py", "X = 1\n")
+        z.writestr("tiny-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tiny\nVersion: 1.0\n")
+        z.writestr(
+            "tiny-1.0.dist-info/WHEEL",
+            "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        )
+        z.writestr("tiny-1.0.dist-info/RECORD", "")
+    return whl
+
+
+def test_pip_on_a_read_only_file_system_is_a_location_it_cannot_write(tmp_path: Path):
+    """FCP-INDI/C-PAC#2023 (batch 590 dev): pip installing torch into ~/.local inside a read-only Singularity
+    container; the fix installed into a writable folder.  The real pip here, run by bubblewrap with the whole file
+    system mounted read-only (a writable TMPDIR only), prints the same line for its --prefix."""
+    printed = "ERROR: Could not install packages due to an OSError: [Errno 30] Read-only file system: '/opt/t/lib'"
+    bwrap = shutil.which("bwrap")
+    probe = bwrap and subprocess.run([bwrap, "--ro-bind", "/", "/", "true"], capture_output=True, check=False)
+    if bwrap and probe and probe.returncode == 0:  # scripts/setup-tests installs bubblewrap
+        tmp = tmp_path / "tmp"
+        tmp.mkdir()
+        whl = _tiny_wheel(tmp_path)
+        cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmp), str(tmp)]
+        cmd += ["--setenv", "TMPDIR", str(tmp), sys.executable, "-m", "pip", "install", "--no-index", "--no-deps"]
+        p = run_tool([*cmd, "--prefix", str(tmp_path / "t"), str(whl)])
+        assert p.returncode != 0 and "[Errno 30] Read-only file system" in p.stderr
+        printed = p.stderr
+    root = diagnose_text(printed).root
+    assert (root.cause_id, root.signature) == ("permission_denied", "pip-read-only-file-system")
+    assert "read-only" in root.explanation and "writable" in root.fix
+    assert_dev_log("pip-cpac-torch-install-readonly-singularity-local.log", 590, "permission_denied", 0.7)
