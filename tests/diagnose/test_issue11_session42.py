@@ -15,8 +15,9 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
+
+from support.wheels import make_wheel
 
 from .conftest import assert_dev_log, diagnose_text, run_tool
 
@@ -63,20 +64,6 @@ def test_nvcc_refusing_intels_compiler_is_an_unsupported_host_compiler(tmp_path:
     assert "19.0" in d.root.explanation and "ICC" in d.root.explanation
 
 
-def _tiny_wheel(path: Path) -> Path:
-    """A pure-Python wheel of one module, written by hand (pip installs it without building or the network)."""
-    whl = path / "tiny-1.0-py3-none-any.whl"
-    with zipfile.ZipFile(whl, "w") as z:
-        z.writestr("tiny.py", "X = 1\n")
-        z.writestr("tiny-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tiny\nVersion: 1.0\n")
-        z.writestr(
-            "tiny-1.0.dist-info/WHEEL",
-            "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-        )
-        z.writestr("tiny-1.0.dist-info/RECORD", "")
-    return whl
-
-
 def _read_only_sandbox() -> str | None:
     """The path of bubblewrap where it can mount the file system read-only here (scripts/setup-tests installs it),
     else None."""
@@ -87,6 +74,15 @@ def _read_only_sandbox() -> str | None:
     return bwrap if probe.returncode == 0 else None
 
 
+def _read_only(bwrap: str, tmp_path: Path) -> list[str]:
+    """The command prefix that runs a program by bubblewrap with the whole file system read-only but for a new
+    folder ``tmp_path/tmp`` (created), which is also its TMPDIR."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmp), str(tmp)]
+    return [*cmd, "--setenv", "TMPDIR", str(tmp)]
+
+
 def test_pip_on_a_read_only_file_system_is_a_location_it_cannot_write(tmp_path: Path):
     """FCP-INDI/C-PAC#2023 (batch 590 dev): pip installing torch into ~/.local inside a read-only Singularity
     container; the fix installed into a writable folder.  The real pip here, run by bubblewrap with the whole file
@@ -94,12 +90,9 @@ def test_pip_on_a_read_only_file_system_is_a_location_it_cannot_write(tmp_path: 
     printed = "ERROR: Could not install packages due to an OSError: [Errno 30] Read-only file system: '/opt/t/lib'"
     bwrap = _read_only_sandbox()
     if bwrap:
-        tmp = tmp_path / "tmp"
-        tmp.mkdir()
-        whl = _tiny_wheel(tmp_path)
-        cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmp), str(tmp)]
-        cmd += ["--setenv", "TMPDIR", str(tmp), sys.executable, "-m", "pip", "install", "--no-index", "--no-deps"]
-        p = run_tool([*cmd, "--prefix", str(tmp_path / "t"), str(whl)])
+        whl = make_wheel(tmp_path, "tiny", "1.0", [], "X = 1\n")
+        pip = [sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--prefix", str(tmp_path / "t")]
+        p = run_tool([*_read_only(bwrap, tmp_path), *pip, str(whl)])
         assert p.returncode != 0 and "[Errno 30] Read-only file system" in p.stderr
         printed = p.stderr
     root = diagnose_text(printed).root
@@ -116,10 +109,7 @@ def test_any_program_on_a_read_only_file_system_is_a_location_it_cannot_write(tm
     printed = "Error: [Errno 30] Read-only file system: '/scratch/project/h5-env'"
     bwrap = _read_only_sandbox()
     if bwrap:
-        tmp = tmp_path / "tmp"
-        tmp.mkdir()
-        cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(tmp), str(tmp)]
-        p = run_tool([*cmd, sys.executable, "-m", "venv", str(tmp_path / "env")])
+        p = run_tool([*_read_only(bwrap, tmp_path), sys.executable, "-m", "venv", str(tmp_path / "env")])
         assert p.returncode != 0 and "[Errno 30] Read-only file system" in p.stdout + p.stderr
         printed = p.stdout + p.stderr
     root = diagnose_text(printed).root
