@@ -351,13 +351,17 @@ def _cuda_home_list(
     return None
 
 
+#: The rows of a relocation that does not fit: GNU ld's wording, and lld's and gold's.
+_RELOCATION_ROWS = ("relocation-truncated-fatbin", "relocation-out-of-range")
+
+
 def _relocation_without_gpu(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
     """A 32-bit relocation that does not fit, in a log that never mentions CUDA or ROCm: no fat binary
     of GPU code can have grown the library, so the arch list is only a guess (pytorch/pytorch#172631:
     a CPU-only AArch64 build whose benchmark objects outgrew R_AARCH64_CALL26's range)."""
-    if root.signature == "relocation-truncated-fatbin" and not (ctx.cuda_seen or ctx.rocm or ctx.nvcc_seen):
+    if root.signature in _RELOCATION_ROWS and not (ctx.cuda_seen or ctx.rocm or ctx.nvcc_seen):
         return [_cap(root, 0.5), *rest], [
             "The log shows no CUDA or ROCm: a library too large for its relocations is not explained by GPU "
             "architectures here (an oversized object, a code model or linker option), so this is only a guess."
