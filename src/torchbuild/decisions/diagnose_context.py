@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .words import Words
+
 __all__ = ["LogContext", "ContextCollector", "MAX_FACTS"]
 
 #: Facts of one kind kept (memory bound).
@@ -67,6 +69,8 @@ _ANCHORS = (
     'File "<string>"',
     ">>> ",
 )
+#: :data:`_ANCHORS` as one automaton (a line is looked at in one pass).
+_ANCHOR_WORDS = Words(_ANCHORS)
 _TORCH_VER = re.compile(
     # torch itself, not a package named after it ("openmm-torch 1.0rc1" in a conda list)
     r"(?:(?<![\w-])torch(?:==|-|\s+version[:\s]+|\s+)|PyTorch version:\s*|^pytorch\s+"
@@ -231,7 +235,7 @@ class ContextCollector:
 
     def feed(self, body: str) -> None:
         """Look at one normalised line."""
-        if not any(map(body.__contains__, _ANCHORS)):
+        if not _ANCHOR_WORDS.any_in(body):
             return
         c = self.ctx
         if "torch" in body or "Torch" in body:

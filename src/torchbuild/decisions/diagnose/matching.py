@@ -5,12 +5,14 @@ and hint lines that the ranking (:mod:`.ranking`) chooses from.  Memory is bound
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..diagnose_reasons import ContextCollector, SignatureHit
+from ..words import Words
 from .classify import (
     _ERROR,
     _PROGRESS,
@@ -66,6 +68,36 @@ class _Event:
     kind: str = "other"
 
 
+@functools.lru_cache(maxsize=1)
+def _gate_words() -> Words:
+    """The gate's words (:func:`.classify.gate`), one automaton for every :class:`Scanner`."""
+    return Words(gate())
+
+
+@functools.lru_cache(maxsize=1)
+def _any_case_words() -> Words:
+    """The MSVC messages that name a header in any case (:func:`.signatures.any_case_messages`)."""
+    return Words(any_case_messages())
+
+
+#: The anchor index of the last signature tuple a :class:`Scanner` was made with (the shipped one, usually):
+#: ``(signatures, words, {anchor: [index in signatures, ...]})``.
+_ANCHOR_INDEX: list[tuple[tuple[Signature, ...], Words, dict[str, list[int]]]] = []
+
+
+def _anchor_index(sigs: tuple[Signature, ...]) -> tuple[Words, dict[str, list[int]]]:
+    """The anchors of ``sigs`` as :class:`~torchbuild.decisions.words.Words`, and for each anchor the indices of
+    the signatures that have it (ascending); computed once for the same tuple."""
+    if _ANCHOR_INDEX and _ANCHOR_INDEX[0][0] is sigs:
+        return _ANCHOR_INDEX[0][1], _ANCHOR_INDEX[0][2]
+    by_anchor: dict[str, list[int]] = {}
+    for i, s in enumerate(sigs):
+        by_anchor.setdefault(s.anchor, []).append(i)
+    words = Words(by_anchor)
+    _ANCHOR_INDEX[:] = [(sigs, words, by_anchor)]
+    return words, by_anchor
+
+
 class Scanner:
     """Incremental scanning: :meth:`feed` lines in order (gaps allowed); the events,
     steps and hints it keeps are ranked by :class:`~.ranking.Diagnoser`."""
@@ -73,8 +105,9 @@ class Scanner:
     def __init__(self, signatures: Sequence[Signature] | None = None, *, all_failures: bool = False) -> None:
         self.sigs = tuple(signatures) if signatures is not None else load_signatures()
         self.all_failures = all_failures
-        self._gate = gate()
-        self._any_case = any_case_messages()
+        self._gate = _gate_words()
+        self._any_case = _any_case_words()
+        self._anchors, self._by_anchor = _anchor_index(self.sigs)
         self.events: list[_Event] = []
         self.events_dropped = 0
         self.steps: list[Step] = []
@@ -100,15 +133,19 @@ class Scanner:
 
     # -- helpers ------------------------------------------------------------
     def _interesting(self, body: str) -> bool:
-        return any(map(body.__contains__, self._gate))
+        return self._gate.any_in(body)
 
     def _match_sigs(self, text: str) -> tuple[Signature, dict[str, str]] | None:
-        for s in self.sigs:
-            if s.anchor in text:
+        held = self._anchors.found(text)
+        if held:
+            # the signatures whose anchor the line holds, in their order (highest priority first)
+            by_anchor = self._by_anchor
+            for i in sorted(i for a in held for i in by_anchor[a]):
+                s = self.sigs[i]
                 v = s.match(text)
                 if v is not None:
                     return s, v
-        if any(map(text.__contains__, self._any_case)):
+        if self._any_case.any_in(text):
             # MSVC's "Cannot open include file: 'python.h'": Windows finds Python.h under any case,
             # so a header row's anchor is looked for in any case (its regex is, headers.toml)
             low = text.lower()
