@@ -64,6 +64,8 @@ GATE: tuple[str, ...] = (
     "supported wheel",  # pip: "X-manylinux_2_35_x86_64.whl is not a supported wheel on this platform." (no ERROR:)
     "Rust package manager",  # maturin: "Cargo, the Rust package manager, is not installed or is not on PATH."
     "No CUDA toolkit found",  # nerfstudio's packages: "NerfAcc: No CUDA toolkit found. NerfAcc will be disabled."
+    # onnxruntime-gpu: "CUDA_PATH is set but CUDA wasnt able to be loaded." (onnxruntime-cuda-provider-not-loaded)
+    "able to be loaded",
     "not compatible",
     "not all work",  # CMake 3.22-3.23: "The CMAKE_CUDA_ARCHITECTURES: ... do not all work with this compiler."
     "denied",
