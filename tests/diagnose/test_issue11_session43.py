@@ -13,6 +13,9 @@
 * Windows' "[WinError 182] The operating system cannot run %1" loading a torch DLL: another package of the environment
   overwrote a DLL torch shares (a version conflict);
 * onnxruntime-gpu's "CUDA_PATH is set but CUDA wasn't able to be loaded": the CUDA installed is not the one it needs.
+
+After round A's measurement, from its held-out misses (listed as such in the row's source): CMake's "does not contain
+a CMakeLists.txt file" retyped with the vendored folder first (a submodule not checked out).
 """
 
 from __future__ import annotations
@@ -23,7 +26,15 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import assert_dev_log, diagnose_text, run_tool
+from .conftest import (
+    ROWS,
+    assert_dev_log,
+    corpus_lines,
+    diagnose_list,
+    diagnose_text,
+    named_below_sure,
+    run_tool,
+)
 
 #: A C file whose reference to ``big2`` cannot reach past the 3 GB array before it with a 32-bit PC-relative
 #: relocation (the small code model): every linker refuses it, each in its own words, without writing 3 GB.
@@ -94,8 +105,7 @@ def test_msvc_not_finding_its_own_c_runtime_header_in_another_language_is_an_inc
         r"C:\VS\include\cstddef(11): fatal error C1083: Cannot open include file: 'stddef.h': "
         "No such file or directory",
     ):
-        root = diagnose_text(line).root
-        assert (root.cause_id, root.signature) == ("compiler_missing", "msvc-own-c-runtime-header-missing"), line
+        root = named_below_sure(line, "compiler_missing", "msvc-own-c-runtime-header-missing")
         assert root.values["header"] in line
     other = diagnose_text(
         "c1: fatal error C1083: Cannot open source file: 'frozenlist/_frozenlist.c': No such file or directory"
@@ -115,8 +125,7 @@ def test_a_dotnet_binding_whose_libtorch_lacks_a_procedure_is_a_version_mismatch
         "System.DllNotFoundException: Unable to load DLL 'LibTorchSharp' or one of its dependencies: "
         "The specified procedure could not be found. (0x8007007F)",
     ):
-        root = diagnose_text(line).root
-        assert (root.cause_id, root.signature) == ("torch_extension_mismatch", "dotnet-dll-procedure-not-found")
+        root = named_below_sure(line, "torch_extension_mismatch", "dotnet-dll-procedure-not-found")
         assert "LibTorchSharp" in root.explanation
     missing = diagnose_text(
         "System.DllNotFoundException: Unable to load shared library 'LibTorchSharp' or one of its dependencies."
@@ -220,11 +229,32 @@ def test_onnxruntime_gpu_unable_to_load_cuda_is_another_cuda_version():
         "EP Error onnxruntime_pybind_state.cc:739 onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is "
         "set but CUDA wasn't able to be loaded. Please install the correct version of CUDA and cuDNN",
     ):
-        root = diagnose_text(line).root
-        assert (root.cause_id, root.signature) == ("cuda_version_mismatch", "onnxruntime-cuda-provider-not-loaded")
+        named_below_sure(line, "cuda_version_mismatch", "onnxruntime-cuda-provider-not-loaded")
     assert_dev_log(
         "runtime-comfyui-instantid-onnxruntime-gpu-cuda-path-set-not-loaded-windows.log",
         635,
         "cuda_version_mismatch",
         0.6,
     )
+
+
+def test_a_vendored_folder_without_its_cmakelists_retyped_path_first_is_a_missing_submodule(tmp_path: Path):
+    """V2AI/Det3D#175 (batch 628 held-out, read after the measurement): "spconv/third_party/pybind11 does not
+    contain a CMakeLists.txt file", CMake's message retyped; the fix was the submodule.  The real cmake here, adding
+    an empty third_party/pybind11, prints the message the older pattern reads; both name the folder."""
+    cmake = shutil.which("cmake")
+    assert cmake is not None
+    (tmp_path / "third_party" / "pybind11").mkdir(parents=True)
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(p NONE)\nadd_subdirectory(third_party/pybind11)\n"
+    )
+    p = run_tool([cmake, "-S", str(tmp_path), "-B", str(tmp_path / "build")], tmp_path)
+    assert p.returncode != 0 and "does not contain a CMakeLists.txt file" in p.stderr
+    real = diagnose_text(p.stderr).root
+    retyped = diagnose_text("spconv/third_party/pybind11 does not contain a CMakeLists.txt file").root
+    for root in (real, retyped):
+        assert (root.cause_id, root.signature) == ("submodule_missing", "vendored-cmakelists-missing")
+        assert "third_party/pybind11" in root.explanation
+    name = "build-det3d-spconv-bdist-wheel-pybind11-submodule-missing.log"
+    assert ROWS[name]["split"] == "holdout" and ROWS[name]["batch"] == 628
+    assert diagnose_list(corpus_lines(name)).root.cause_id == "submodule_missing"
