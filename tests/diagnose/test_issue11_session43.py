@@ -42,9 +42,8 @@ _TOO_FAR = "char big1[3000000000UL];\nchar big2[16];\nint main(void) { return bi
 
 
 def _link(tmp_path: Path, linker: str) -> str:
-    """Compile and link :data:`_TOO_FAR` with the real gcc and ``-fuse-ld=<linker>``; returns what it printed."""
-    (tmp_path / "big.c").write_text(_TOO_FAR)
-    assert run_tool(["gcc", "-O0", "-c", "big.c", "-o", "big.o"], tmp_path).returncode == 0
+    """Link ``tmp_path/big.o`` (:data:`_TOO_FAR`, compiled by the test) with the real gcc and
+    ``-fuse-ld=<linker>``; returns what it printed."""
     p = run_tool(["gcc", f"-fuse-ld={linker}", "big.o", "-o", "big"], tmp_path)
     assert p.returncode != 0
     return p.stderr
@@ -56,6 +55,8 @@ def test_a_relocation_that_gold_or_lld_cannot_fit_is_too_many_architectures(tmp_
     "relocation overflow: reference to 'big2' defined in big.o" for the same overflow, and GNU ld "relocation
     truncated to fit" (the older row).  Without CUDA or ROCm in the log the arch list is only a guess (at most 0.5, as
     for GNU ld's wording); after an nvcc command it is surer."""
+    (tmp_path / "big.c").write_text(_TOO_FAR)
+    assert run_tool(["gcc", "-O0", "-c", "big.c", "-o", "big.o"], tmp_path).returncode == 0
     gold = shutil.which("ld.gold")
     # the line as this machine's gold printed it; the real gold prints it again where it is installed
     printed = "big.o:big.c:function main: error: relocation overflow: reference to 'big2' defined in big.o"
