@@ -22,8 +22,21 @@ from typing import Any
 import pytest
 
 from support.venvs import overlay_venv
+from support.xdist import JOINED, xdist_groups
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test with its :func:`support.xdist.xdist_groups` group (used by ``--dist loadgroup``) and move
+    the groups that share a slow session fixture to the front, so that a worker starts each of them first and the
+    quick tests fill the other worker meanwhile (a group handed out last would run alone at the end)."""
+    groups = xdist_groups([(item.nodeid.split("::")[0], set(getattr(item, "fixturenames", ()))) for item in items])
+    order = {}
+    for i, (item, group) in enumerate(zip(items, groups, strict=True)):
+        item.add_marker(pytest.mark.xdist_group(group))
+        order[id(item)] = (0 if group.startswith(JOINED) else 1, i)
+    items.sort(key=lambda item: order[id(item)])
 
 
 @dataclass

@@ -21,7 +21,6 @@ crypt.h, pycocotools' _mask.c that Cython writes, and "two conflicting CUDA inst
 
 from __future__ import annotations
 
-import io
 import shutil
 import subprocess
 import sys
@@ -176,13 +175,19 @@ def test_setuptools_building_an_extension_is_a_package_build():
 def test_pips_own_line_under_the_pep_668_refusal_is_read_too():
     """raspiblitz/raspiblitz#4170 (batch 555 held-out, read after the measurement): the paste starts at pip's
     "× This environment is externally managed".  The real pip here renders its ExternallyManagedEnvironment the same
-    way; both its lines name the PEP 668 refusal."""
-    from pip._internal.exceptions import ExternallyManagedEnvironment
-    from pip._vendor.rich.console import Console
-
-    console = Console(width=80, no_color=True, record=True, file=io.StringIO())
-    console.print(ExternallyManagedEnvironment("To install Python packages system-wide, try apt install"))
-    text = console.export_text()
+    way; both its lines name the PEP 668 refusal.  pip renders it in a process of its own: importing pip's
+    internals here would swap setuptools' distutils shim under the rest of the suite (and warn that it did)."""
+    render = (
+        "import io\n"
+        "from pip._internal.exceptions import ExternallyManagedEnvironment\n"
+        "from pip._vendor.rich.console import Console\n"
+        "console = Console(width=80, no_color=True, record=True, file=io.StringIO())\n"
+        "console.print(ExternallyManagedEnvironment('To install Python packages system-wide, try apt install'))\n"
+        "print(console.export_text(), end='')\n"
+    )
+    text = subprocess.run(
+        [sys.executable, "-c", render], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
     assert "This environment is externally managed" in text
     for cut in (text, text[text.index("×") :]):
         root = diagnose_text(cut).root
