@@ -4,13 +4,20 @@ measurement.
 * CUDA 12's nvcc refusing GCC 14's libstdc++ variable templates ("__is_nothrow_new_constructible" is not a function
   or static data member): the CUDA code is compiled with -std=c++11, and GCC 14's headers use a C++14 feature in
   C++11 mode (cxx_standard_mismatch); the same nvcc error inside older GCC headers stays nvcc's own incompatibility.
+
+After the round's measurement, from its held-out misses (listed as such in the row's source): nvcc refusing
+'compute_native', CMake's own flag form for CMAKE_CUDA_ARCHITECTURES=native written by a CMake older than 3.24;
+torch 1.x refusing an aten operator schema that differs from its own (an extension built for another torch).
 """
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
-from .conftest import assert_dev_log, diagnose_text
+from .conftest import assert_dev_log, corpus_lines, diagnose_list, diagnose_text, run_tool
 
 
 @pytest.mark.parametrize(
@@ -42,3 +49,36 @@ def test_the_same_nvcc_error_in_older_gcc_headers_stays_nvccs_own(line: str):
     """Before GCC 14 the headers have no such variable template in C++11 mode: nvcc failing on them is nvcc not
     supporting that GCC (HawkAaron/warp-transducer#91, fixed with gcc-8), as before this row."""
     assert diagnose_text(line).root.cause_id == "nvcc_host_stdlib_incompatible"
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc on PATH")
+def test_cmake_before_3_24_passing_native_to_nvcc_is_cmake_too_old(tmp_path: Path):
+    """colmap/colmap#2232 (batch 655 held-out, read after the measurement): CMake 3.22 wrote
+    CMAKE_CUDA_ARCHITECTURES=native into its --generate-code form.  The real nvcc here refuses that flag, and
+    what it prints, with the command line a build shows above it, names CMake; nvcc's own -arch=native refused by an
+    older nvcc stays a toolkit too old."""
+    cu = tmp_path / "k.cu"
+    cu.write_text("__global__ void k() {}\n")
+    flag = "--generate-code=arch=compute_native,code=[compute_native,sm_native]"
+    cmd = ["nvcc", flag, "-c", str(cu), "-o", str(tmp_path / "k.o")]
+    p = run_tool(cmd)
+    assert p.returncode != 0 and "compute_native" in p.stderr
+    for text in (p.stderr, " ".join(cmd) + "\n" + p.stderr):
+        root = diagnose_text(text).root
+        assert (root.cause_id, root.signature) == ("cmake_too_old", "cmake-cuda-architectures-native-before-3-24")
+        assert "3.24" in root.fix
+    assert diagnose_list(corpus_lines("cmake-colmap-compute-native-cmake322.log")).root.cause_id == "cmake_too_old"
+    older = diagnose_text("nvcc fatal   : Unsupported gpu architecture 'native'").root
+    assert older.cause_id == "cuda_toolkit_too_old"
+
+
+def test_an_extension_registering_an_aten_schema_of_another_torch_is_the_extension_mismatch():
+    """pytorch/pytorch#38973 (batch 672 held-out, read after the measurement): an extension built against torch 1.4
+    loaded into 1.5, whose aten::_embedding_bag had gained an argument.  torch 2.13 (here) words a duplicate
+    registration otherwise, so the test reads the line the thread recorded."""
+    d = diagnose_list(corpus_lines("import-extension-built-torch14-schema-mismatch-embedding-bag.log"))
+    assert (d.root.cause_id, d.root.signature) == (
+        "torch_extension_mismatch",
+        "extension-redefines-aten-op-with-another-schema",
+    )
+    assert "aten::_embedding_bag" in d.root.explanation
