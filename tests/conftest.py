@@ -32,11 +32,12 @@ def pytest_collection_modifyitems(config, items):
     the groups that share a slow session fixture to the front, so that a worker starts each of them first and the
     quick tests fill the other worker meanwhile (a group handed out last would run alone at the end)."""
     groups = xdist_groups([(item.nodeid.split("::")[0], set(getattr(item, "fixturenames", ()))) for item in items])
-    order = {}
-    for i, (item, group) in enumerate(zip(items, groups, strict=True)):
+    joined = set()
+    for item, group in zip(items, groups, strict=True):
         item.add_marker(pytest.mark.xdist_group(group))
-        order[id(item)] = (0 if group.startswith(JOINED) else 1, i)
-    items.sort(key=lambda item: order[id(item)])
+        if group.startswith(JOINED):
+            joined.add(id(item))
+    items.sort(key=lambda item: id(item) not in joined)  # a stable sort: each part keeps the collection order
 
 
 @dataclass

@@ -185,9 +185,9 @@ def test_pips_own_line_under_the_pep_668_refusal_is_read_too():
         "console.print(ExternallyManagedEnvironment('To install Python packages system-wide, try apt install'))\n"
         "print(console.export_text(), end='')\n"
     )
-    text = subprocess.run(
-        [sys.executable, "-c", render], capture_output=True, text=True, check=True, timeout=120
-    ).stdout
+    rendered = run_tool([sys.executable, "-c", render])
+    assert rendered.returncode == 0, rendered.stderr
+    text = rendered.stdout
     assert "This environment is externally managed" in text
     for cut in (text, text[text.index("×") :]):
         root = diagnose_text(cut).root
