@@ -356,12 +356,18 @@ class Scanner:
     def _classify(self, number: int, text: str, body: str) -> None:
         if body.startswith("FAILED:"):
             self._new_step(number, body, command_next=True)
-            if body.startswith("FAILED: [code=") and not body.startswith("FAILED: [code=1]"):
+            hit = self._match_sigs(body)
+            if hit is None:
+                return
+            if hit[0].hint:
+                # the step's target alone suggests a cause (a FlashAttention kernel stopped without a word),
+                # used only when the log shows no error of its own
+                if len(self.hints) < MAX_HINTS:
+                    self.hints.append(_Event(number, body, self.cur_step, hit[0], hit[1], before=list(self.prev)))
+            elif body.startswith("FAILED: [code=") and not body.startswith("FAILED: [code=1]"):
                 # ninja 1.13 names the step's exit code ("FAILED: [code=137] x.o"): a signature may read a code
                 # other than a compiler's plain 1 (a killed step), as make's "*** [x.o] Error 137" is read
-                hit = self._match_sigs(body)
-                if hit is not None and not hit[0].hint:
-                    self._add_event(_Event(number, body, self.cur_step, hit[0], hit[1], before=list(self.prev)))
+                self._add_event(_Event(number, body, self.cur_step, hit[0], hit[1], before=list(self.prev)))
             return
         if body.startswith("Traceback (most recent call last)"):
             self._new_step(number, body)
