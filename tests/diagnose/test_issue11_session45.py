@@ -18,6 +18,7 @@ measurement.
 * A ninja step of a FlashAttention kernel failing with no output of its own: most likely killed for memory (a hint,
   out_of_memory below the sure bar).
 * GNU ld refusing cuDNN's own library as "file in wrong format": a cuDNN for another architecture (cudnn_unusable).
+* cudnn_frontend.h not found: the cudnn-frontend submodule was not checked out (submodule_missing).
 """
 
 from __future__ import annotations
@@ -229,3 +230,21 @@ def test_real_ld_refusing_a_cudnn_of_another_architecture(tmp_path: Path):
     assert assert_dev_log(
         "build-caffe2-pytorch-jetson-tx1-libcudnn-file-in-wrong-format.log", 706, cause="cudnn_unusable", least=0.65
     )
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no g++ on PATH")
+def test_real_gcc_missing_the_cudnn_frontend_header_is_an_unchecked_out_submodule(tmp_path: Path):
+    """NVIDIA/TransformerEngine#171 (batch 703 dev): cudnn_frontend.h not found while building Transformer Engine
+    from a checkout without its cudnn-frontend submodule; `git submodule update` fixed it.  The real g++ here
+    compiles a file that includes it, with no such header on the include path."""
+    src = tmp_path / "utils.cpp"
+    src.write_text('#include "cudnn_frontend.h"\nint main() { return 0; }\n')
+    p = run_tool(["g++", "-c", str(src), "-o", str(tmp_path / "utils.o")])
+    assert p.returncode != 0 and "cudnn_frontend.h" in p.stderr
+    root = diagnose_text(p.stderr).root
+    assert (root.cause_id, root.signature) == ("submodule_missing", "cudnn-frontend-header-missing")
+    assert "git submodule update" in root.fix and root.confidence < 0.7
+    d = assert_dev_log(
+        "te-transformerengine-source-build-cudnn-frontend-header-missing.log", 703, "submodule_missing", 0.6
+    )
+    assert d.root.signature == "cudnn-frontend-header-missing"
