@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from torchbuild.decisions.diagnose.model import CALIBRATED_CAP
+from torchbuild.decisions.diagnose.signatures import load_precision
+
 from .conftest import ROWS, stated
 from .conftest import causes_of as _causes
 from .conftest import corpus_lines as _lines
@@ -581,4 +584,12 @@ def test_torchs_own_extension_builder_messages(template, line, cause):
     ext = pytest.importorskip("torch.utils.cpp_extension")
     assert template in Path(ext.__file__).read_text(encoding="utf-8")
     d = _diag([line])
-    assert d.root.cause_id == cause and d.root.confidence >= 0.7, _causes(d)
+    assert d.root.cause_id == cause, _causes(d)
+    # each row is written sure; the corpus's calibration holds a row below 0.7 once a thread judged one of its logs
+    # otherwise (session 45: the GCC version bounds, pytorch/pytorch#81039, where torch's own table was out of date)
+    assert _diag([line], precision={}).root.confidence >= 0.7
+    prec = load_precision().get(d.root.signature or "")
+    if prec is not None and prec.below_bar:
+        assert d.root.confidence == CALIBRATED_CAP, _causes(d)
+    else:
+        assert d.root.confidence >= 0.7, _causes(d)
