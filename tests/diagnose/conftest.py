@@ -45,10 +45,12 @@ def named_below_sure(text: str, cause: str, signature: str) -> Cause:
     return root
 
 
-def run_tool(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_tool(
+    cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run a real tool as the diagnose tests do: an argument list, output captured as text, a failure
-    is not an error (the tests read what the tool printed)."""
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+    is not an error (the tests read what the tool printed); ``env`` replaces the environment when given."""
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
 
 
 def write_sdist(path: Path, setup_py: str) -> Path:

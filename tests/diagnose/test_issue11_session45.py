@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import shutil
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -86,12 +85,12 @@ def test_real_findcuda_without_a_toolkit_is_cuda_toolkit_not_found(tmp_path: Pat
     )
     cmd = ["cmake", "-S", str(src), "-B", str(tmp_path / "b"), "-DCMAKE_FIND_USE_CMAKE_SYSTEM_PATH=OFF"]
     env = {"PATH": ":".join(sorted(dirs)), "HOME": str(tmp_path)}
-    p = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+    p = run_tool(cmd, env=env)
     assert p.returncode != 0 and "Specify CUDA_TOOLKIT_ROOT_DIR" in p.stderr
     root = diagnose_text(p.stdout + p.stderr).root
     assert (root.cause_id, root.signature) == ("cuda_toolkit_not_found", "findcuda-specify-toolkit-root-dir")
     assert "CUDA_TOOLKIT_ROOT_DIR" in root.fix
-    assert assert_dev_log("cmake-cutorch-specify-cuda-toolkit-root-dir-macos.log", 685, "cuda_toolkit_not_found", 0.85)
+    assert_dev_log("cmake-cutorch-specify-cuda-toolkit-root-dir-macos.log", 685, "cuda_toolkit_not_found", 0.85)
 
 
 def test_conda_linker_missing_a_glibc_symbol_is_not_the_systems_glibc():
