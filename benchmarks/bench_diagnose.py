@@ -1,6 +1,6 @@
 """Benchmark `torchbuild diagnose` against grep on a large noisy ninja log (run by hand).
 
-    python benchmarks/bench_diagnose.py [--mb 220] [--oneline-gb 0]
+    python benchmarks/bench_diagnose.py [--mb 220] [--oneline-gb 0] [--failed-every 0]
 
 Generates, in a temp directory, a PyTorch-like ninja log of --mb MB: progress lines,
 compiler warnings with source snippets and notes from parallel jobs, and one real
@@ -9,7 +9,9 @@ run, `grep -c -E 'error|FAILED|fatal' LOG` and `python -m torchbuild diagnose LO
 (end to end: interpreter start, imports, reading, diagnosis), and prints the ratio
 (goal <= 3.0; best of --repeat runs after a first one that fills a private knowledge cache,
 whose time is printed too) and the peak memory of diagnose (goal <= 150 MB, read from VmHWM).
-With --oneline-gb N it also checks a log made of one N GB line.
+With --oneline-gb N it also checks a log made of one N GB line.  With --failed-every N, one
+step in N of the noise fails too (a `ninja -k 0` log: a FAILED: line, its command and a
+compile error), so that the cost of reading many failed steps is measured.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ PEAK = (
 )
 
 
-def make_log(path: Path, mb: int) -> int:
+def make_log(path: Path, mb: int, failed_every: int = 0) -> int:
     rnd = random.Random(7)
     total = 600000
     head = [
@@ -57,6 +59,12 @@ def make_log(path: Path, mb: int) -> int:
     for i in range(2000):
         f = f"aten/src/ATen/native/cpu/Kernel{i}.cpp"
         noise.append(f"[{i + 3}/{total}] Building CXX object caffe2/CMakeFiles/torch_cpu.dir/__/{f}.o")
+        if failed_every and i % failed_every == 0:
+            noise += [
+                f"FAILED: caffe2/CMakeFiles/torch_cpu.dir/__/{f}.o",
+                f"/usr/bin/c++ -I/src/pytorch/aten/src -O3 -fPIC -std=gnu++17 -c /src/pytorch/{f}",
+                f"/src/pytorch/{f}:{rnd.randint(10, 900)}:3: error: 'kernel_stub_{i}' was not declared in this scope",
+            ]
         if rnd.random() < 0.35:
             noise += [
                 f"/src/pytorch/{f}: In function 'void at::native::kernel_{i}(at::TensorIterator&)':",
@@ -89,10 +97,11 @@ def main() -> int:
     ap.add_argument("--mb", type=int, default=220)
     ap.add_argument("--oneline-gb", type=float, default=0.0)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--failed-every", type=int, default=0, help="one noise step in N fails too (0: none)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "build.log"
-        size = make_log(log, a.mb)
+        size = make_log(log, a.mb, a.failed_every)
         subprocess.run(["cat", str(log)], stdout=subprocess.DEVNULL)  # warm the page cache for both
         g = min(timed(["grep", "-c", "-E", "error|FAILED|fatal", str(log)])[0] for _ in range(a.repeat))
         # a private, empty knowledge cache: the first run parses the TOML tables and stores
