@@ -126,8 +126,8 @@ ROWS = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
 #: benchmarks/eval_diagnose_issue11_session45.txt); after the rows read from its misses and its dev logs (seen):
 #: 4537/5305 (85.5%), 39/5305 (0.7%): floor and ceiling unchanged, the corpus now at the floor (the new round's
 #: held-out logs were 62.8% right when measured).  Session 46 added batches 716-717 (15 logs, 10 held out, blind;
-#: 10/10 right at its measurement, the same with the session start's code: benchmarks/eval_diagnose_issue11_session46.txt):
-#: 4554/5320 (85.6%), 41/5320 (0.8%): floor and ceiling unchanged.
+#: 10/10 right at its measurement, the same with the session start's code:
+#: benchmarks/eval_diagnose_issue11_session46.txt): 4554/5320 (85.6%), 41/5320 (0.8%): floor and ceiling unchanged.
 ACCURACY_FLOOR = 0.855
 WRONG_HIGH_CEILING = 0.015
 
