@@ -1,11 +1,12 @@
 """Issue 11, session 46: rows written after session 45's measurement from held-out logs it missed (listed as such
 in each row's source).
 
-* PyTorch's own CMake (cmake/Dependencies.cmake of 1.x to 2.0) failing its Python version check with "if given
-  arguments: "VERSION_LESS" "3" Unknown arguments specified": FindPythonLibs found a libpython but no headers, so
-  the version read from them is empty (python_headers_missing).  The message pytorch/pytorch#96642 put in front of
-  that check, "Python development libraries could not be found.", gets no row of its own: the one corpus log holding
-  it (pytorch/pytorch#127568) was a regression of PyTorch's CMake, not missing headers.
+* PyTorch's own CMake (cmake/Dependencies.cmake before pytorch/pytorch#96642, 1.13.1 among them) failing its
+  Python version check with "if given arguments: "VERSION_LESS" "3" Unknown arguments specified": FindPythonLibs
+  found a libpython but no headers, so the version read from them is empty (python_headers_missing).  The message
+  pytorch/pytorch#96642 put in front of that check, "Python development libraries could not be found.", gets no
+  row of its own: the one corpus log holding it (pytorch/pytorch#127568) was a regression of PyTorch's CMake, not
+  missing headers.
 """
 
 from __future__ import annotations
