@@ -78,6 +78,10 @@ _TORCH_VER = re.compile(
     r"|(?i:^\W*(?:py)?torch(?:\s+version)?(?:\s*\([^)]*\))?\s*[:=]\s*))"
     r"(?P<v>\d+\.\d+(?:\.\d+)?(?:[+.\w]*)?)"
 )
+#: Literal text that every match of :data:`_TORCH_VER` holds: "torch" before "=", "-" or a space, or the
+#: line starts with "torch"/"pytorch" in any case (with "PyTorch version:" checked as a plain substring).
+_TORCH_NEXT = re.compile(r"torch[=\-\s]")
+_TORCH_START = re.compile(r"\W*(?:py)?torch", re.IGNORECASE)
 #: torchvision's version printed: "torchvision==0.17.0", "torchvision 0.17.0" (pip list, conda list),
 #: "torchvision version: 0.17".
 _TORCHVISION_VER = re.compile(r"(?<![\w-])torchvision(?:==|-|\s+version[:\s]+|\s+)v?(?P<v>\d+\.\d+(?:\.\d+)?)")
@@ -124,6 +128,25 @@ _BUILDING = re.compile(
     r"|as a build dependency"
     # setuptools' build_ext, per extension: "building 'murmurhash.mrmr' extension"
     r"|building '[\w.]+' extension"
+)
+#: Literal text that every match of :data:`_BUILDING` holds (its last alternative is "building '" then a name).
+_BUILDING_WORDS = Words(
+    (
+        "Getting requirements to build",
+        "Preparing metadata",
+        "egg_info",
+        "bdist_wheel",
+        "pip-build-env",
+        "Building wheel",
+        "setup.py",
+        "build_ext",
+        "pyproject",
+        "Installing build dependencies",
+        "subprocess-exited-with-error",
+        "build_meta",
+        "as a build dependency",
+        "building '",
+    )
 )
 #: A package built in the log: pip's "Building wheel for X" / "Running setup.py install for X" /
 #: "Building wheels for collected packages: X, Y", setuptools' "building 'X._C' extension".
@@ -239,8 +262,11 @@ class ContextCollector:
             return
         c = self.ctx
         if "torch" in body or "Torch" in body:
-            m = _TORCH_VER.search(body)
-            if m:
+            # the pre-check holds for every line _TORCH_VER can match (most lines that name torch are paths:
+            # "/src/pytorch/aten/...", "torch_cpu.dir")
+            if (_TORCH_NEXT.search(body) or "PyTorch version:" in body or _TORCH_START.match(body)) and (
+                m := _TORCH_VER.search(body)
+            ):
                 _add(c.torch_versions, m.group("v"))
             if "conda-forge" in body and _CONDA_FORGE_TORCH.search(body):
                 c.torch_conda_forge = True
@@ -254,7 +280,7 @@ class ContextCollector:
                 m = _TORCHVISION_VER.search(body)
                 if m:
                     _add(c.torchvision_versions, m.group("v"))
-            if len(c.torch_imports) < MAX_FACTS:
+            if len(c.torch_imports) < MAX_FACTS and ("File " in body or " in <module>" in body):
                 m = _TORCH_IMPORT.search(body) or _TORCH_INIT_IPY.search(body)
                 if m:
                     _add(c.torch_imports, m.group("p"))
@@ -295,7 +321,7 @@ class ContextCollector:
             and not _NO_ROCM.search(body)
         ):
             c.rocm = True
-        if not c.cuda_version_code and _CUDA_VERSION_CODE.search(body):
+        if not c.cuda_version_code and "version" in body.lower() and _CUDA_VERSION_CODE.search(body):
             c.cuda_version_code = True
         if "build-isolation" in body:
             c.no_build_isolation = True
@@ -305,16 +331,18 @@ class ContextCollector:
             c.nvcc_seen = True
             if not c.nvcc_code and _NVCC_CODE.search(body):
                 c.nvcc_code = True
-        if not c.building and _BUILDING.search(body):
+        if not c.building and _BUILDING_WORDS.any_in(body) and _BUILDING.search(body):
             c.building = True
-        if ("uild" in body or "setup.py" in body) and len(c.built) < MAX_FACTS:
+        if len(c.built) < MAX_FACTS and (
+            "wheel" in body or "setup.py" in body or "editable" in body or "building '" in body
+        ):
             for m in _BUILT.finditer(body):
                 for name in (m.group("p") or m.group("q") or "").split(","):
                     if name.strip():
                         _add(c.built, name.strip().lower().replace("-", "_"))
         if not c.cuda_compared and "The detected CUDA version" in body:
             c.cuda_compared = True
-        if not c.frozen and _FROZEN.search(body):
+        if not c.frozen and ("pyimod0" in body or "_MEI" in body or "initscripts" in body) and _FROZEN.search(body):
             c.frozen = True
         if not c.interactive and (
             'File "<stdin>"' in body or 'File "<string>"' in body or body.lstrip().startswith(">>> ")

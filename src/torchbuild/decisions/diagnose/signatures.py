@@ -4,6 +4,7 @@ filling their explanation templates."""
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 import string
 from collections.abc import Mapping
@@ -69,8 +70,13 @@ class Signature:
         return self.search(text)
 
     def search(self, text: str) -> dict[str, str] | None:
-        """:meth:`match` without the anchor's pre-check (for a caller that checked it another way)."""
-        for pat in _compile_all(self.patterns):
+        """:meth:`match` without the anchor's pre-check (for a caller that checked it another way).
+
+        A pattern is run only on a line that holds its required text (:func:`required_text`), a cheaper test
+        that changes no result."""
+        for pat, need in zip(_compile_all(self.patterns), _required_all(self.patterns), strict=True):
+            if need not in text:
+                continue
             m = pat.search(text)
             if m:
                 vals: dict[str, str] = {}
@@ -83,6 +89,12 @@ class Signature:
 
 
 _ALT = re.compile(r"\d+$")
+#: Python's regular-expression parser (``re._parser`` since 3.11, ``sre_parse`` before), read by :func:`required_text`.
+try:
+    _sre_parse: Any = importlib.import_module("re._parser")
+except ImportError:  # Python 3.10
+    _sre_parse = importlib.import_module("sre_parse")
+_LITERAL = _sre_parse.LITERAL
 
 
 @functools.cache
@@ -91,6 +103,38 @@ def _compile_all(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
         return tuple(re.compile(p) for p in patterns)
     except re.error as exc:
         raise KnowledgeError(f"knowledge/data/signatures/: a pattern does not compile ({exc}): {patterns}") from exc
+
+
+@functools.cache
+def _required_all(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(required_text(p) for p in patterns)
+
+
+def required_text(pattern: str) -> str:
+    r"""The longest run of plain characters that every match of ``pattern`` (a regular expression, str) holds, as
+    read from Python's own parse of it (``re._parser``; ``sre_parse`` before Python 3.11): its top-level literal
+    characters in a row (not inside a group, a repeat, a character class or an alternation).  ``""`` when it has
+    none, when the pattern is case-insensitive as a whole, or when it does not parse (the search then runs on every
+    line).  Example: ``r"nvcc fatal\s*: Unsupported gpu architecture '(?P<arch>\w+)'"`` -> ``": Unsupported gpu
+    architecture '"`` (the longer of its two runs, ``"nvcc fatal"`` and this one).
+    """
+    try:
+        parsed = _sre_parse.parse(pattern)
+    except Exception:  # noqa: BLE001 - re.error and anything else: no pre-check
+        return ""
+    if parsed.state.flags & re.IGNORECASE:
+        return ""
+    best, run = "", []
+    for op, arg in parsed:
+        if op == _LITERAL:
+            run.append(chr(arg))
+            continue
+        if len(run) > len(best):
+            best = "".join(run)
+        run = []
+    if len(run) > len(best):
+        best = "".join(run)
+    return best
 
 
 class _Values(dict):  # type: ignore[type-arg]
