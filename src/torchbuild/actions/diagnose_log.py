@@ -8,6 +8,10 @@ A log up to :data:`FULL_SCAN_BYTES` is examined line by line; a larger one (or a
 compressed one, or standard input) is scanned in windows around the lines that
 contain ``error``/``failed`` (see ``LogReader.windows``), which keeps a multi-GB log
 close to ``grep`` speed with bounded memory.
+
+Either way, once the diagnoser holds its memory bound of error lines (``Diagnoser.saturated``: a ``ninja -k 0``
+log with thousands of failed steps), only the few lines around each further trigger line and the last
+:data:`TAIL_LINES` lines are examined (``NARROW_BEFORE``/``NARROW_AFTER``), and a note says from which line.
 """
 
 from __future__ import annotations
@@ -16,15 +20,30 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-from ..decisions.diagnose import HEAD_LINES, TAIL_LINES, TRIGGERS, UNKNOWN, Diagnoser, Diagnosis, Stats
-from ..facts.logfile import FULL_SCAN_BYTES, LogFileError, LogReader, open_log
+from ..decisions.diagnose import (
+    HEAD_LINES,
+    MAX_EVENTS,
+    NARROW_AFTER,
+    NARROW_BEFORE,
+    TAIL_LINES,
+    TRIGGERS,
+    UNKNOWN,
+    Diagnoser,
+    Diagnosis,
+    Stats,
+)
+from ..facts.logfile import FULL_SCAN_BYTES, LineWindows, LogFileError, LogReader, WindowSize, open_log
 
 if TYPE_CHECKING:  # rich is imported only to render (not for --json)
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
     from rich.text import Text
 
     from ..decisions.diagnose.signatures import Precision
+    from ..facts.logfile import LogLine
+
+#: Lines fed between two looks at ``Diagnoser.saturated``.
+_CHECK_EVERY = 2048
 
 __all__ = ["diagnose_file", "render", "FULL_SCAN_BYTES", "LogFileError"]
 
@@ -67,10 +86,17 @@ def diagnose_file(
     windowed = not (full_scan and reader.compression is None)
     d = Diagnoser(all_failures=all_failures)
     notes: list[str] = []
+    window = WindowSize()
+    every: LineWindows | None = None
+    narrowed_after = 0  # the line after which the windows were narrowed (0: never)
     try:
-        source = reader.windows(TRIGGERS, head=HEAD_LINES, tail=TAIL_LINES) if windowed else reader.lines()
+        if windowed:
+            source: Iterable[LogLine] = reader.windows(TRIGGERS, head=HEAD_LINES, tail=TAIL_LINES, window=window)
+        else:
+            source = every = LineWindows(reader.lines(), (t.decode() for t in TRIGGERS), tail=TAIL_LINES)
         feed = d.feed
         first = True
+        check_at = _CHECK_EVERY
         for number, text in source:
             if first:
                 first = False
@@ -80,6 +106,14 @@ def diagnose_file(
                         "(plain, or gzip/xz/bz2/zstd-compressed)"
                     )
             feed(number, text)
+            if number >= check_at and not narrowed_after:
+                check_at = number + _CHECK_EVERY
+                if d.saturated:
+                    narrowed_after = number
+                    if every is not None:
+                        every.narrow(NARROW_BEFORE, NARROW_AFTER)
+                    else:
+                        window.before, window.after = NARROW_BEFORE, NARROW_AFTER
         if first and reader.binary:
             raise LogFileError(f"{name} looks like binary data, not a text log; pass the build's text log")
     finally:
@@ -90,6 +124,12 @@ def diagnose_file(
             0,
             f"Large or streamed log: examined the lines around each 'error'/'failed' line{how}, "
             f"and the first {HEAD_LINES} and the last {TAIL_LINES} lines.",
+        )
+    if narrowed_after:
+        notes.append(
+            f"{MAX_EVENTS} error lines were kept by line {narrowed_after:,} (the memory bound): after it, only the "
+            f"{NARROW_BEFORE} lines before and {NARROW_AFTER} after each 'error'/'failed' line and the last "
+            f"{TAIL_LINES} lines were examined."
         )
     if reader.encoding:
         notes.append(

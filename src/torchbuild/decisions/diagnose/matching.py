@@ -131,6 +131,13 @@ class Scanner:
         self._wrap_prev: tuple[int, str] | None = None  # an unmatched error line, maybe wrapped
         self._ipy_listing = False  # inside an IPython traceback's source listing (after its arrow line)
 
+    @property
+    def saturated(self) -> bool:
+        """Whether the memory bound of error lines is reached (:data:`MAX_EVENTS` kept, bool): later lines can
+        then add only a cause not seen yet (for ``--all``) or a bounded fact, so a reader may narrow its windows
+        to :data:`NARROW_BEFORE`/:data:`NARROW_AFTER` lines around each trigger line."""
+        return len(self.events) >= MAX_EVENTS
+
     # -- helpers ------------------------------------------------------------
     def _interesting(self, body: str) -> bool:
         return self._gate.any_in(body)

@@ -25,6 +25,13 @@ MAX_EVENTS = 400
 MAX_STEPS = 200
 #: Lines of a CMake message joined for matching.
 CMAKE_JOIN_LINES = 16
+#: Once :data:`MAX_EVENTS` error lines are kept, a later line can add only a cause not seen yet (``--all``) or a
+#: bounded fact: the reader then keeps this many lines before and after each 'error'/'failed' line (instead of
+#: 40 and 10): a ninja step's ``FAILED:`` line and command before its error; after it, the second half of a wrapped
+#: line and the first lines of a CMake message.  Each line kept costs tens of microseconds of Python (a ``ninja -k
+#: 0`` log of 15,000 failed steps: benchmarks/bench_diagnose.py --failed-every 50).
+NARROW_BEFORE = 3
+NARROW_AFTER = 4
 #: Lines after the first error that can belong to its root window at most.
 ROOT_WINDOW_LINES = 80
 #: The last non-empty lines of a log kept for the plain-words reading (:mod:`.concepts`) of a log

@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 
 from .lines import CHUNK_BYTES, FULL_SCAN_BYTES, MAX_LINE_BYTES, MAX_LINE_CHARS, LogFileError, LogLine, clean_line
+from .narrowing import LineWindows, WindowSize
 from .reader import LogReader
 
 __all__ = [
@@ -38,6 +39,8 @@ __all__ = [
     "LogLine",
     "LogFileError",
     "LogReader",
+    "LineWindows",
+    "WindowSize",
     "open_log",
     "clean_line",
     "CHUNK_BYTES",

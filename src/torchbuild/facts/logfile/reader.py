@@ -26,6 +26,7 @@ from .lines import (
     _looks_binary,
     clean_line,
 )
+from .narrowing import WindowSize
 from .streams import Prepend, Utf16Text, utf16_kind
 from .window_scan import WindowScan
 
@@ -306,6 +307,7 @@ class LogReader:
         tail: int = 0,
         max_chars: int = MAX_LINE_CHARS,
         grep: bool | None = None,
+        window: WindowSize | None = None,
     ) -> Iterator[LogLine]:
         """Only the lines within ``before``/``after`` lines of a line that contains one
         of ``triggers`` (exact, case-sensitive byte strings, no ``\\n``), the first ``head`` and the
@@ -324,6 +326,9 @@ class LogReader:
         the command is kept in :attr:`scanner`).  None (the default) uses it when GNU
         grep is on PATH; False never.  The lines yielded are the same either way: from
         a line longer than a chunk on, or when grep fails, the rest is searched here.
+
+        ``window``: a :class:`~.narrowing.WindowSize` that replaces ``before``/``after`` and is read again at every
+        chunk: the consumer may narrow it while it reads (from the next chunk on).
         """
         trig = tuple(triggers)
         if grep is not False:
@@ -338,8 +343,7 @@ class LogReader:
             trig,
             hits,
             chunk=self._chunk,
-            before=before,
-            after=after,
+            window=window if window is not None else WindowSize(before, after),
             head=head,
             tail=tail,
             max_chars=max_chars,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from .buffer_lines import lines_back, lines_forward, with_tail
 from .lines import MAX_LINE_BYTES, LogLine, _extend, clean_line
+from .narrowing import WindowSize
 
 if TYPE_CHECKING:
     from .grep_hits import GrepHits
@@ -44,6 +45,8 @@ class WindowScan:
     :param triggers: exact, case-sensitive byte strings without ``\\n``.
     :param hits: a started grep search for ``triggers`` over the same bytes, or None to search here.
     :param chunk: bytes read at a time.
+    :param window: the lines kept before and after each trigger line (:class:`~.narrowing.WindowSize`); read
+        again at every chunk, so that a consumer may narrow it while it reads.
     """
 
     def __init__(
@@ -54,8 +57,7 @@ class WindowScan:
         hits: GrepHits | None,
         *,
         chunk: int,
-        before: int,
-        after: int,
+        window: WindowSize,
         head: int,
         tail: int,
         max_chars: int,
@@ -66,13 +68,24 @@ class WindowScan:
         self.hits = hits
         reader.scanner = hits.command if hits is not None else None
         self.size = chunk
-        self.before, self.after, self.head, self.tail, self.max_chars = before, after, head, tail, max_chars
+        self.window = window
+        self.head, self.tail, self.max_chars = head, tail, max_chars
         self.buf = bytearray(2 * chunk + 8 * MAX_LINE_BYTES)
         self.base = 1  # line number of the line that starts at buf[0]
         self.lb_end = 0  # buf[0:lb_end]: look-back lines (complete, already scanned)
         self.end = 0  # buf[lb_end:end]: the unfinished line and new data
         self.long_line = False  # buf[lb_end:end] starts with a line already cut down
         self.pending_after = 0  # lines still owed after a hit near the end of the last round
+
+    @property
+    def before(self) -> int:
+        """Lines kept before a trigger line (read from :attr:`window` at every chunk)."""
+        return self.window.before
+
+    @property
+    def after(self) -> int:
+        """Lines kept after a trigger line (read from :attr:`window` at every chunk)."""
+        return self.window.after
 
     def stop_grep(self) -> None:
         """Stop the grep search (if any): from now on the triggers are searched here."""
