@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..knowledge.compat import major_minor, torch_for_torchvision, torchvision_for_torch
 from .diagnose_context import LogContext
 from .diagnose_rules_common import (
     UNDECIDED_CAP,
@@ -252,6 +251,9 @@ def _torchvision_for_other_torch(
     text = _root_line(root)
     if "torchvision" not in text and "torchvision" not in " ".join(root.values.values()):
         return None
+    # imported here: the compatibility tables (and packaging) are read only for a log that needs them
+    from ..knowledge.compat import major_minor, torch_for_torchvision, torchvision_for_torch
+
     torches = {mm for v in ctx.torch_versions if (mm := major_minor(v))}
     visions = {mm for v in ctx.torchvision_versions if (mm := major_minor(v))}
     if len(torches) != 1 or len(visions) != 1:

@@ -14,10 +14,11 @@ from __future__ import annotations
 import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .model import Facts
+if TYPE_CHECKING:
+    from .model import Facts
 
 __all__ = ["collect", "start_slow_probes", "ENV_VARS", "Facts"]
 
@@ -56,6 +57,16 @@ ENV_VARS = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    # ``torchbuild.facts.Facts`` is imported on first use: a command that reads only a log
+    # (``torchbuild diagnose``, which imports ``torchbuild.facts.logfile``) does not pay for the model
+    if name == "Facts":
+        from .model import Facts
+
+        return Facts
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def collect(source: Path | None = None, *, python: str | None = None, build_dir: Path | None = None) -> Facts:
     """Probe this machine (and ``source``, when given) and return the facts.
 
@@ -71,9 +82,12 @@ def collect(source: Path | None = None, *, python: str | None = None, build_dir:
     ``git``) runs concurrently, or was started earlier by :func:`start_slow_probes`, or
     is answered by the probe cache; nothing imports torch.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from . import compilers, cuda, gpu, system, tools, torch_install
     from . import python as py_probe
     from . import source as src_probe
+    from .model import Facts
 
     t0 = time.perf_counter()
     env = dict(os.environ)
