@@ -79,27 +79,26 @@ class LineWindows:
         held: deque[LogLine] = deque()
         hits: deque[int] = deque()  # numbers of the trigger lines in ``held``
         tail = self._tail
-        for line in it:
-            if any(t in line.text for t in trig):
-                hits.append(line.number)
-            held.append(line)
-            if len(held) > max(tail, self.window.before):
-                old = held.popleft()
-                n = old.number
-                if hits and hits[0] == n:
-                    hits.popleft()
-                    last_hit = n
-                    yield old
-                elif n - last_hit <= self.window.after or (hits and hits[0] - n <= self.window.before):
-                    yield old
-        # the end: the last ``tail`` lines whatever they hold, the ones before them by the same rule
-        while len(held) > tail:
-            old = held.popleft()
+
+        def kept(old: LogLine) -> bool:
+            """Whether ``old``, leaving ``held``, is near a trigger (every trigger up to ``before`` lines after it
+            is in ``hits`` by then)."""
+            nonlocal last_hit
             n = old.number
             if hits and hits[0] == n:
                 hits.popleft()
                 last_hit = n
+                return True
+            return n - last_hit <= self.window.after or bool(hits and hits[0] - n <= self.window.before)
+
+        for line in it:
+            if any(t in line.text for t in trig):
+                hits.append(line.number)
+            held.append(line)
+            if len(held) > max(tail, self.window.before) and kept(old := held.popleft()):
                 yield old
-            elif n - last_hit <= self.window.after or (hits and hits[0] - n <= self.window.before):
+        # the end: the last ``tail`` lines whatever they hold, the ones before them by the same rule
+        while len(held) > tail:
+            if kept(old := held.popleft()):
                 yield old
         yield from held
