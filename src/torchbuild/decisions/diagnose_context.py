@@ -120,34 +120,27 @@ _NO_ROCM = re.compile(r"without ROCm|does not exist|is not set|USE_ROCM\s*:?\s*(
 #: A line of PyTorch's "Found two conflicting CUDA installs" message (the cmake/public/cuda.cmake of torch 2.1,
 #: pytorch/pytorch#108931: "V<nvcc's version> in '<include folder>' and" / "V<the toolkit's version> in '...'").
 _CUDA_INSTALL_LINE = re.compile(r"^\s*V(?P<v>\d+(?:\.\d+)+) in '")
-#: Lines that only a package build prints (pip, setuptools, scikit-build, PEP 517 backends).
-_BUILDING = re.compile(
-    r"Getting requirements to build|Preparing metadata|egg_info|bdist_wheel|pip-build-env|Building wheel|setup\.py"
-    r"|build_ext|pyproject|Installing build dependencies|subprocess-exited-with-error|build_meta"
+#: Text that only a package build prints (pip, setuptools, scikit-build, PEP 517 backends).
+_BUILDING_TEXTS = (
+    "Getting requirements to build",
+    "Preparing metadata",
+    "egg_info",
+    "bdist_wheel",
+    "pip-build-env",
+    "Building wheel",
+    "setup.py",
+    "build_ext",
+    "pyproject",
+    "Installing build dependencies",
+    "subprocess-exited-with-error",
+    "build_meta",
     # uv's hint: "`flash-attn@2.8.1` depends on `torch`, but doesn't declare it as a build dependency"
-    r"|as a build dependency"
-    # setuptools' build_ext, per extension: "building 'murmurhash.mrmr' extension"
-    r"|building '[\w.]+' extension"
+    "as a build dependency",
 )
-#: Literal text that every match of :data:`_BUILDING` holds (its last alternative is "building '" then a name).
-_BUILDING_WORDS = Words(
-    (
-        "Getting requirements to build",
-        "Preparing metadata",
-        "egg_info",
-        "bdist_wheel",
-        "pip-build-env",
-        "Building wheel",
-        "setup.py",
-        "build_ext",
-        "pyproject",
-        "Installing build dependencies",
-        "subprocess-exited-with-error",
-        "build_meta",
-        "as a build dependency",
-        "building '",
-    )
-)
+#: Those texts, or setuptools' build_ext naming each extension: "building 'murmurhash.mrmr' extension".
+_BUILDING = re.compile("|".join(map(re.escape, _BUILDING_TEXTS)) + r"|building '[\w.]+' extension")
+#: Literal text that every match of :data:`_BUILDING` holds (the pre-check of the regex, in one pass).
+_BUILDING_WORDS = Words((*_BUILDING_TEXTS, "building '"))
 #: A package built in the log: pip's "Building wheel for X" / "Running setup.py install for X" /
 #: "Building wheels for collected packages: X, Y", setuptools' "building 'X._C' extension".
 _BUILT = re.compile(

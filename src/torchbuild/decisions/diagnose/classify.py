@@ -10,6 +10,7 @@ from ...knowledge import KnowledgeError, rows
 from ..diagnose_triggers import HEAD_LINES as HEAD_LINES  # re-exported: its home is light to import
 from ..diagnose_triggers import TAIL_LINES as TAIL_LINES
 from ..diagnose_triggers import TRIGGERS as TRIGGERS
+from .pasted import from_error_list, unbold
 
 #: A line is examined only when it contains one of these (case-sensitive) words, or one of the
 #: ASCII translations of knowledge/data/localized.toml (:func:`gate` joins both); every signature
@@ -341,7 +342,8 @@ def unframe(text: str) -> str:
 def normalize(text: str) -> str:
     """The line without CI prefixes (timestamps, docker step numbers), pip frames
     (``│``, ``╰─>``), terminal colours, surrounding whitespace and the backslash of a Python repr's
-    ``\\'`` (a message pasted as ``'...version \\'GLIBC_2.27\\' not found...'``, takuseno/d3rlpy#223);
+    ``\\'`` (a message pasted as ``'...version \\'GLIBC_2.27\\' not found...'``, takuseno/d3rlpy#223), GitHub's
+    bold markup, and with a row of Visual Studio's Error List read as the line the tool printed (:mod:`.pasted`);
     a line that is not ASCII has the compiler's, the C library's and the shell's translated texts
     put back in English (:func:`delocalize`)."""
     text = strip_ansi(text)
@@ -350,52 +352,12 @@ def normalize(text: str) -> str:
         text = text[m.end() :]
     text = text.rstrip()
     if "\t" in text and text.startswith(("Error\t", "Warning\t")):
-        text = _from_error_list(text)
+        text = from_error_list(text)
     if "**" in text:
         text = unbold(text)
     if "\\'" in text:
         text = text.replace("\\'", "'")
     return text if text.isascii() else delocalize(text)
-
-
-#: A row copied from Visual Studio's Error List window (its columns Severity, Code, Description, Project, File, Line,
-#: Suppression State, tab-separated): "Error\tC1083\tCannot open include file: 'corecrt.h': No such file or
-#: directory\temucore\tC:\\...\\crtdefs.h\t10" (RPCS3/rpcs3#1225, issue 11 batch 726 held-out, read after session 47's
-#: measurement; the same columns in pytorch/pytorch#45836, issue 11 batch 518 dev).
-_ERROR_LIST_ROW = re.compile(
-    r"^(?P<sev>Error|Warning)\t(?P<code>[A-Z]{1,3}\d{4})\t(?P<desc>[^\t]*)\t[^\t]*\t(?P<file>[^\t]*)\t(?P<line>\d*)"
-)
-
-
-def _from_error_list(text: str) -> str:
-    """A Visual Studio Error List row as the tool printed it in the build output: ``FILE(LINE): error CODE: TEXT``.
-    Codes C1xxx and LNK1xxx are printed as fatal errors ("fatal error C1083", "LINK : fatal error LNK1158": the
-    corpus's logs of both tools; https://learn.microsoft.com/en-us/cpp/error-messages/compiler-errors-1/fatal-error-c1083,
-    https://learn.microsoft.com/en-us/cpp/error-messages/tool-errors/linker-tools-error-lnk1158); any other line is
-    returned as it is."""
-    m = _ERROR_LIST_ROW.match(text)
-    if not m:
-        return text
-    code = m.group("code")
-    if m.group("sev") == "Warning":
-        sev = "warning"
-    elif code.startswith(("C1", "LNK1")):
-        sev = "fatal error"
-    else:
-        sev = "error"
-    where = f"{m.group('file')}({m.group('line')}): " if m.group("file") else ""
-    return f"{where}{sev} {code}: {m.group('desc')}"
-
-
-#: GitHub's bold markup around a word of a log pasted outside a code block ("fatal error: **Python.h**: No such
-#: file", "**OSError: ...**"): a pair of ``**`` hugging non-space text, or a line that opens with ``**``.
-_BOLD = re.compile(r"(?<![\w*])\*\*(?=\S)([^*]+?)(?<=\S)\*\*(?![\w*])|^\*\*(?=[^\s*])")
-
-
-def unbold(text: str) -> str:
-    """``text`` without GitHub's ``**bold**`` markup (a C pointer type such as ``char **argv`` or
-    ``'const char**' to 'char**'`` is left alone: its ``**`` is not a pair that opens and closes around text)."""
-    return _BOLD.sub(lambda m: m.group(1) or "", text)
 
 
 def delocalize(text: str) -> str:

@@ -74,7 +74,7 @@ class Signature:
 
         A pattern is run only on a line that holds its required text (:func:`required_text`), a cheaper test
         that changes no result."""
-        for pat, need in zip(_compile_all(self.patterns), _required_all(self.patterns), strict=True):
+        for pat, need in _search_plan(self.patterns):
             if need not in text:
                 continue
             m = pat.search(text)
@@ -106,8 +106,9 @@ def _compile_all(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
 
 
 @functools.cache
-def _required_all(patterns: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(required_text(p) for p in patterns)
+def _search_plan(patterns: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], str], ...]:
+    # each compiled pattern with its required text: one cache lookup per search on the hot path
+    return tuple(zip(_compile_all(patterns), (required_text(p) for p in patterns), strict=True))
 
 
 def required_text(pattern: str) -> str:
