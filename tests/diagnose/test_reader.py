@@ -121,11 +121,9 @@ def _reference_windows(path, triggers, before, after, tail=0, head=0):
     return [ln for ln in lines if ln.number in keep], n
 
 
-@pytest.mark.parametrize("grep", [False, None])
-@pytest.mark.parametrize("seed", range(12))
-def test_windows_match_brute_force_on_random_logs(tmp_path, seed, grep):
-    """The lines around the triggers equal a brute-force reading, with Python's own search and with GNU grep's
-    (grep=None, the default: plain files only; a line longer than a chunk hands the search back to Python)."""
+def random_log(tmp_path, seed):
+    """A random log (gzip-compressed for one seed in 4) of progress lines, trigger lines, ``\\r`` redraws and
+    lines of up to 5,000 bytes, and random windows: ``(path, before, after, tail, head)``."""
     import gzip
     import random
 
@@ -154,12 +152,26 @@ def test_windows_match_brute_force_on_random_logs(tmp_path, seed, grep):
     before, after = rnd.choice([(40, 10), (3, 2), (0, 0), (1, 5)])
     tail = rnd.choice([0, 1, 7, 200])
     head = rnd.choice([0, 1, 30, 200])
+    return p, before, after, tail, head
+
+
+def check_random_windows(tmp_path, seed, grep):
+    """Assert that the windows of :func:`random_log`'s log equal the brute-force reading at several chunk sizes."""
+    p, before, after, tail, head = random_log(tmp_path, seed)
     want, n = _reference_windows(p, (b"rror", b"ailed"), before, after, tail, head)
     for chunk in (1024, 1500, 4096, 65536, 1 << 22):
         with open_log(p, chunk_bytes=chunk) as r:
             got = list(r.windows((b"rror", b"ailed"), before=before, after=after, head=head, tail=tail, grep=grep))
             assert r.line_count == n, chunk
         assert got == want, chunk
+
+
+@pytest.mark.parametrize("grep", [False, None])
+@pytest.mark.parametrize("seed", range(12))
+def test_windows_match_brute_force_on_random_logs(tmp_path, seed, grep):
+    """The lines around the triggers equal a brute-force reading, with Python's own search and with GNU grep's
+    (grep=None, the default: plain files only; a line longer than a chunk hands the search back to Python)."""
+    check_random_windows(tmp_path, seed, grep)
 
 
 needs_gnu_grep = pytest.mark.skipif(gnu_grep() is None, reason="GNU grep is not on PATH")

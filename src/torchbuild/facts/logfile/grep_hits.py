@@ -15,8 +15,10 @@ from __future__ import annotations
 import functools
 import os
 import re
+import select
 import shutil
 import subprocess
+from collections import deque
 from collections.abc import Iterable
 
 #: Bytes with a meaning in a POSIX extended regular expression; each is escaped so a trigger matches as is.
@@ -77,32 +79,57 @@ class GrepHits:
         )
         assert self._proc.stdout is not None
         self._out = self._proc.stdout
-        self._next: int | None = None  # an offset read but not yet handed out
+        self._fd = self._out.fileno()
+        self._pending: deque[int] = deque()  # offsets read, not handed out yet (increasing)
+        self._partial = b""  # the start of an output line not read to its end yet
         self._done = False  # grep's output is at its end
         self.failed = False
 
-    def upto(self, stop: int) -> list[int] | None:
-        """The offsets (bytes from the start of the file) of matches that start before ``stop`` and were not
-        handed out yet, in increasing order; None when grep ended in failure before reaching ``stop``."""
+    def _read(self, *, block: bool) -> bool:
+        """Read what grep has written so far (waiting for it when ``block``); whether anything was read or the
+        end of its output reached."""
+        if self._done:
+            return False
+        if not block and not select.select([self._fd], [], [], 0)[0]:
+            return False
+        data = os.read(self._fd, 1 << 16)
+        if not data:
+            self._done = True
+            if self._proc.wait() not in (0, 1):  # 1: no match at all
+                self.failed = True
+            return True
+        lines = (self._partial + data).split(b"\n")
+        self._partial = lines.pop()
+        self._pending.extend(int(ln[: ln.index(b":")]) for ln in lines)
+        return True
+
+    def _known(self, stop: int) -> bool:
+        """Whether every match that starts before ``stop`` has been read."""
+        return self._done or (bool(self._pending) and self._pending[-1] >= stop)
+
+    def _take(self, stop: int) -> list[int] | None:
         if self.failed:
             return None
-        got: list[int] = []
-        while True:
-            if self._next is not None:
-                if self._next >= stop:
-                    return got
-                got.append(self._next)
-                self._next = None
-            if self._done:
-                return got
-            line = self._out.readline()
-            if not line:
-                self._done = True
-                if self._proc.wait() not in (0, 1):  # 1: no match at all
-                    self.failed = True
-                    return None
-                continue
-            self._next = int(line[: line.index(b":")])
+        pending, got = self._pending, []
+        while pending and pending[0] < stop:
+            got.append(pending.popleft())
+        return got
+
+    def upto(self, stop: int) -> list[int] | None:
+        """The offsets (bytes from the start of the file) of matches that start before ``stop`` and were not
+        handed out yet, in increasing order, waiting for grep to get there; None when grep ended in failure."""
+        while not self._known(stop):
+            self._read(block=True)
+        return self._take(stop)
+
+    def ready_upto(self, stop: int) -> list[int] | None:
+        """Like :meth:`upto`, without waiting: None when grep has not yet written whether a match starts before
+        ``stop`` (GNU grep writes to a pipe in blocks, so a search with few matches tells only at its end), or
+        when it ended in failure."""
+        while not self._known(stop):
+            if not self._read(block=False):
+                return None
+        return self._take(stop)
 
     def close(self) -> None:
         """Stop grep (if it still runs) and reap it."""

@@ -347,7 +347,19 @@ class LogReader:
             head=head,
             tail=tail,
             max_chars=max_chars,
+            pread=self._pread if hits is not None and hasattr(os, "preadv") else None,
         ).lines()
+
+    def _pread(self, view: memoryview, offset: int) -> int:
+        """Read the plain file's bytes at ``offset`` (bytes) into ``view`` without moving its position; their
+        number (fewer only at the end of the file)."""
+        done = 0
+        while done < len(view):
+            n = os.preadv(self._raw.fileno(), [view[done:]], offset + done)
+            if n == 0:
+                break
+            done += n
+        return done
 
     def close(self) -> None:
         """Close the file (and stop a ``zstd`` helper process, if one was started)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from .buffer_lines import lines_back, lines_forward, with_tail
@@ -28,6 +29,28 @@ class ScanTarget(Protocol):
     line_count: int
 
 
+_UNRESOLVED: list[int] = []  # Deferred.positions before grep's offsets were taken (compared by identity)
+
+
+@dataclass
+class Deferred:
+    """A chunk counted ahead of grep (:meth:`WindowScan._count_ahead`), to be read again by ``pread``.
+
+    * ``offset`` (bytes): file offset of the buffer's first byte; ``limit`` (bytes): end of its complete lines;
+    * ``base``: number of the buffer's first line; ``lb_end`` (bytes): end of the look-back lines;
+    * ``first_new``: number of the line at ``lb_end``; ``line_at_limit``: number of the line at ``limit``;
+    * ``positions``: grep's file offsets of the triggers in it, None when grep failed (searched here then).
+    """
+
+    offset: int
+    base: int
+    lb_end: int
+    limit: int
+    first_new: int
+    line_at_limit: int
+    positions: list[int] | None = field(default_factory=lambda: _UNRESOLVED)
+
+
 class WindowScan:
     """One pass over a log that yields the lines within ``before``/``after`` lines of a trigger, the first
     ``head`` and the last ``tail`` lines, in order, each once (:meth:`lines`).
@@ -47,6 +70,10 @@ class WindowScan:
     :param chunk: bytes read at a time.
     :param window: the lines kept before and after each trigger line (:class:`~.narrowing.WindowSize`); read
         again at every chunk, so that a consumer may narrow it while it reads.
+    :param pread: reads the log's bytes at a file offset into a view and returns their number (a plain file), or
+        None.  With it and ``hits``, a chunk that grep has not reached yet is not waited for: its lines are
+        counted and it is read again once grep's offsets for it are in (:meth:`_replay`), so that Python's pass
+        and grep's run at the same time instead of one after the other.
     """
 
     def __init__(
@@ -61,6 +88,7 @@ class WindowScan:
         head: int,
         tail: int,
         max_chars: int,
+        pread: Callable[[memoryview, int], int] | None = None,
     ) -> None:
         self.reader = reader
         self.readinto = readinto
@@ -76,6 +104,13 @@ class WindowScan:
         self.end = 0  # buf[lb_end:end]: the unfinished line and new data
         self.long_line = False  # buf[lb_end:end] starts with a line already cut down
         self.pending_after = 0  # lines still owed after a hit near the end of the last round
+        self.delivered = 0  # highest line number yielded (or held back)
+        self.held: deque[LogLine] = deque()  # window lines held back while they may be among the last ``tail``
+        self.line_at_limit = 1  # set by _emit: the number of the line at the end of the complete lines
+        self.pread = pread
+        self.deferred: list[Deferred] = []  # chunks counted ahead of grep, in order
+        self.ready: list[int] | None = None  # grep's offsets for the chunk in the buffer, taken by _defer
+        self.rbuf: bytearray | None = None  # the second buffer of _replay, made on first use
 
     @property
     def before(self) -> int:
@@ -88,7 +123,9 @@ class WindowScan:
         return self.window.after
 
     def stop_grep(self) -> None:
-        """Stop the grep search (if any): from now on the triggers are searched here."""
+        """Stop the grep search (if any): from now on the triggers are searched here (the offsets of the chunks
+        counted ahead are taken from grep first)."""
+        self._resolve_deferred()
         if self._close_grep():
             self.reader.scanner = None
 
@@ -107,51 +144,133 @@ class WindowScan:
             characters); the grep process is closed when it ends, also when it is not read to the end.
         """
         view = memoryview(self.buf)
-        buf, tail, max_chars = self.buf, self.tail, self.max_chars
-        find, count = buf.find, buf.count
-        delivered = 0  # highest line number yielded (or held back)
-        held: deque[LogLine] = deque()  # window lines held back while they may be among the last ``tail``
+        tail = self.tail
         try:
             while True:
                 filled = self._fill(view)
                 if filled is None:
                     continue
                 limit, eof = filled
-                spans = self._spans(self._positions(limit), limit, eof)
-                pos, line_at_pos = 0, self.base
-                for s0, e0 in spans:
-                    line_at_pos += count(b"\n", pos, s0)
-                    pos = s0
-                    k = line_at_pos
-                    a = s0
-                    while a < e0:
-                        b = find(b"\n", a, e0)
-                        if b == -1:
-                            b = e0
-                        if k > delivered:
-                            raw = bytes(buf[a : min(b, a + MAX_LINE_BYTES)])
-                            if tail:
-                                held.append(LogLine(k, clean_line(raw, max_chars)))
-                            else:
-                                yield LogLine(k, clean_line(raw, max_chars))
-                            delivered = k
-                        k += 1
-                        a = b + 1
-                line_at_pos += count(b"\n", pos, limit)  # line number at ``limit``
+                if not eof and self._defer(limit):
+                    self._count_ahead(view, limit)
+                    continue
+                if self.deferred:
+                    yield from self._replay()
+                yield from self._emit(self._positions(limit), limit, eof)
+                line_at_pos = self.line_at_limit
                 if eof:
-                    ends_with_nl = limit == 0 or buf[limit - 1] == 10
+                    ends_with_nl = limit == 0 or self.buf[limit - 1] == 10
                     self.reader.line_count = line_at_pos - 1 if ends_with_nl else line_at_pos
                     if tail:
-                        yield from with_tail(held, buf, self.base, limit, tail, max_chars)
+                        yield from with_tail(self.held, self.buf, self.base, limit, tail, self.max_chars)
                     return
                 self.reader.line_count = line_at_pos - 1
-                # a line held back is let go once it cannot be among the last ``tail`` lines
-                while held and held[0].number < line_at_pos - tail:
-                    yield held.popleft()
+                yield from self._let_go(line_at_pos)
                 self._keep_look_back(view, limit, line_at_pos)
         finally:
             view.release()
             self._close_grep()  # done: ``scanner`` keeps the command that found the triggers
+
+    def _emit(self, positions: list[int], limit: int, eof: bool) -> Iterator[LogLine]:
+        """The window lines of ``buf[:limit]`` (whose first line is line ``base``) around the triggers at
+        ``positions``, not yielded yet, in order (held back while they may be among the last ``tail`` lines);
+        sets :attr:`line_at_limit`, the number of the line that starts at ``limit``."""
+        buf, tail, max_chars, held = self.buf, self.tail, self.max_chars, self.held
+        find, count = buf.find, buf.count
+        delivered = self.delivered
+        pos, line_at_pos = 0, self.base
+        for s0, e0 in self._spans(positions, limit, eof):
+            line_at_pos += count(b"\n", pos, s0)
+            pos = s0
+            k = line_at_pos
+            a = s0
+            while a < e0:
+                b = find(b"\n", a, e0)
+                if b == -1:
+                    b = e0
+                if k > delivered:
+                    raw = bytes(buf[a : min(b, a + MAX_LINE_BYTES)])
+                    if tail:
+                        held.append(LogLine(k, clean_line(raw, max_chars)))
+                    else:
+                        yield LogLine(k, clean_line(raw, max_chars))
+                    delivered = self.delivered = k
+                k += 1
+                a = b + 1
+        self.line_at_limit = line_at_pos + count(b"\n", pos, limit)
+
+    def _let_go(self, line_at_pos: int) -> Iterator[LogLine]:
+        """The lines held back that can no longer be among the last ``tail`` lines (the line at the end of the
+        complete lines read is ``line_at_pos``)."""
+        held, tail = self.held, self.tail
+        while held and held[0].number < line_at_pos - tail:
+            yield held.popleft()
+
+    # -- counting ahead of grep ----------------------------------------------------------------------------
+    def _defer(self, limit: int) -> bool:
+        """Whether the chunk in ``buf[:limit]`` is only counted now and its windows read later (:meth:`_replay`):
+        grep runs, the file can be read again at an offset, and grep has not yet told which triggers lie in it
+        (or an earlier chunk is already deferred: lines are yielded in order).  When grep has told, its offsets
+        are kept for :meth:`_positions`."""
+        if self.hits is None or self.pread is None:
+            return False
+        if self.deferred:
+            return True
+        found = self.hits.ready_upto(self.reader.bytes_read - self.end + limit)
+        if found is None:
+            return True
+        self.ready = found
+        return False
+
+    def _count_ahead(self, view: memoryview, limit: int) -> None:
+        """Count the lines of a deferred chunk and keep where it lies in the file (:class:`Deferred`)."""
+        count = self.buf.count
+        line_at_pos = self.base + count(b"\n", 0, limit)
+        self.deferred.append(
+            Deferred(
+                self.reader.bytes_read - self.end,
+                self.base,
+                self.lb_end,
+                limit,
+                self.base + count(b"\n", 0, self.lb_end),
+                line_at_pos,
+            )
+        )
+        self.reader.line_count = line_at_pos - 1
+        self._keep_look_back(view, limit, line_at_pos)
+
+    def _resolve_deferred(self) -> None:
+        """Take grep's offsets for every deferred chunk (waiting for grep to pass them), before grep is closed."""
+        for d in self.deferred:
+            if d.positions is _UNRESOLVED:
+                d.positions = self.hits.upto(d.offset + d.limit) if self.hits is not None else None
+
+    def _replay(self) -> Iterator[LogLine]:
+        """The window lines of the deferred chunks, in order: a chunk without a trigger or owed lines is skipped
+        (its lines were counted); the others are read again from the file into a second buffer."""
+        self._resolve_deferred()
+        main = self.buf, self.base, self.lb_end
+        pread = self.pread
+        assert pread is not None  # deferred only when the file can be read again
+        try:
+            for d in self.deferred:
+                rel = None if d.positions is None else [o - d.offset for o in d.positions if o - d.offset >= d.lb_end]
+                owed = self.pending_after or (self.head and d.first_new <= self.head)
+                if rel is not None and not rel and not owed:
+                    yield from self._let_go(d.line_at_limit)
+                    continue
+                if self.rbuf is None:
+                    self.rbuf = bytearray(len(main[0]))
+                with memoryview(self.rbuf) as rview:
+                    got = pread(rview[: d.limit], d.offset)
+                if got != d.limit:  # the file changed under the reader
+                    raise OSError(f"the log changed while it was read ({got} of {d.limit} bytes read again)")
+                self.buf, self.base, self.lb_end = self.rbuf, d.base, d.lb_end
+                yield from self._emit(rel if rel is not None else self._find(d.limit), d.limit, False)
+                yield from self._let_go(d.line_at_limit)
+        finally:
+            self.buf, self.base, self.lb_end = main
+        self.deferred.clear()
 
     def _fill(self, view: memoryview) -> tuple[int, bool] | None:
         """Read the next chunk after the kept bytes.
@@ -195,13 +314,19 @@ class WindowScan:
     def _positions(self, limit: int) -> list[int]:
         """The buffer offsets of the triggers in ``buf[lb_end:limit]`` (unsorted), from grep while it runs."""
         lb_end = self.lb_end
+        found, self.ready = self.ready, None
         if self.hits is not None:
             shift = self.reader.bytes_read - self.end  # file offset of buf[0]
-            found = self.hits.upto(shift + limit)
+            if found is None:
+                found = self.hits.upto(shift + limit)
             if found is not None:
                 return [o - shift for o in found if o - shift >= lb_end]
             self.stop_grep()  # grep failed: search here from now on
-        find = self.buf.find
+        return self._find(limit)
+
+    def _find(self, limit: int) -> list[int]:
+        """The buffer offsets of the triggers in ``buf[lb_end:limit]``, searched here."""
+        find, lb_end = self.buf.find, self.lb_end
         positions = []
         for t in self.trig:
             i = find(t, lb_end, limit)
