@@ -146,6 +146,7 @@ GATE: tuple[str, ...] = (
     "paging file",  # Windows: "The paging file is too small for this operation to complete."
     "libdevice",  # nvcc: "Path to libdevice library not specified"
     "where', 'cl'",  # cpp_extension: "Command '['where', 'cl']' returned non-zero exit status 1."
+    "which', '",  # cpp_extension's probe on Linux: "Command '['which', 'c++']' returned ..." (IsaacGymEnvs#68)
     "(you have",  # xFormers: "PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)" (xformers/_cpp_lib.py)
     "writing file",  # ptxas: "Internal error: writing file"
     "language dialect",  # CMake: 'requires the language dialect "CUDA17"'

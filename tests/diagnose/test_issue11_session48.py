@@ -1,0 +1,57 @@
+"""Issue 11, session 48: rows written, before the session's measurement, from the dev logs of its blind batches
+(730-742) that the start's code missed.
+
+* A THC name undefined inside THC's own sources (``aten/src/THC``, torch before 1.11) is a broken torch tree, not an
+  extension that uses a THC API torch removed (pytorch/pytorch#4151: a CUDA 9.0 CI build of that PR).
+* The RDMA verbs headers (``infiniband/verbs.h``, ``rdma/*.h``) are a system library's (Debian's libibverbs-dev and
+  librdmacm-dev): tensorflow/tensorflow#9818.
+* cpp_extension's compiler probe on Linux, pasted alone ("Command '['which', 'c++']' returned non-zero exit status
+  1."), is read as an error line, so the row for it applies (isaac-sim/IsaacGymEnvs#68).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import ROWS, corpus_lines, diagnose_list, diagnose_text
+
+
+@pytest.mark.parametrize(
+    ("name", "cause", "signature"),
+    [
+        ("build-pytorch-cuda90-hgemmstridedbatched-undefined.log", "unknown", None),
+        ("build-tensorflow-verbs-header-missing-macos.log", "system_library_missing", "system-library-header-missing"),
+        (
+            "jit-isaacgymenvs-gymtorch-which-cxx-not-found.log",
+            "compiler_missing",
+            "cpp-extension-which-compiler-failed",
+        ),
+    ],
+)
+def test_dev_misses_of_session_48(name: str, cause: str, signature: str | None):
+    """Dev logs of batches 732 and 739 that the start's code (059381c) named torch_api_removed (0.9), unknown and
+    unknown."""
+    assert ROWS[name]["split"] == "dev" and ROWS[name]["cause"] == cause
+    d = diagnose_list(corpus_lines(name))
+    assert (d.root.cause_id, d.root.signature) == (cause, signature)
+
+
+def test_a_thc_name_undefined_in_thcs_own_sources_is_not_a_removed_api():
+    inside = '/w/aten/src/THC/generic/THCTensorMathBlas.cu(657): error: identifier "THCudaBlas_Hgemm" is undefined'
+    assert diagnose_text(inside + "\n").root.cause_id != "torch_api_removed"
+    windows = 'C:\\pytorch\\aten\\src\\THC\\THCBlas.cu(12): error: identifier "THCudaBlas_Sgemm" is undefined'
+    assert diagnose_text(windows + "\n").root.cause_id != "torch_api_removed"
+    # the same name in an extension's source still is
+    ext = '/x/dcn/src/dcn_v2_cuda.cu(40): error: identifier "THCudaBlas_Sgemm" is undefined'
+    assert diagnose_text(ext + "\n").root.cause_id == "torch_api_removed"
+
+
+@pytest.mark.parametrize("header", ["infiniband/verbs.h", "rdma/rdma_cma.h"])
+def test_rdma_headers_are_a_system_library(header: str):
+    d = diagnose_text(f"src/ib.cc:3:10: fatal error: {header}: No such file or directory\n")
+    assert (d.root.cause_id, d.root.values.get("header")) == ("system_library_missing", header)
+
+
+def test_the_which_probe_alone_is_an_error_line():
+    d = diagnose_text("Command '['which', 'g++']' returned non-zero exit status 1.\n")
+    assert d.root.cause_id == "compiler_missing" and d.root.line == 1
