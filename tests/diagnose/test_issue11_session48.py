@@ -7,6 +7,12 @@
   librdmacm-dev): tensorflow/tensorflow#9818.
 * cpp_extension's compiler probe on Linux, pasted alone ("Command '['which', 'c++']' returned non-zero exit status
   1."), is read as an error line, so the row for it applies (isaac-sim/IsaacGymEnvs#68).
+* Batches 743-750: CMake's missing package configuration of hipBLASLt (or hipSPARSELt), which PyTorch's LoadHIP.cmake
+  requires and a distribution's ROCm may not package, is a system library (pytorch/pytorch#128313,
+  NixOS/nixpkgs#197885); PowerShell's "The term 'nvcc' is not recognized as the name of a cmdlet" is cmd.exe's "is
+  not recognized as an internal or external command" (kriegalex/vscode-cuda#9); torchcodec's "Could not load
+  libtorchcodec. Likely causes: ..." cut before its per-version errors is a hint of FFmpeg's shared libraries missing
+  (liuzhao1225/YouDub-webui#78).
 """
 
 from __future__ import annotations
@@ -29,8 +35,7 @@ from .conftest import ROWS, corpus_lines, diagnose_list, diagnose_text
     ],
 )
 def test_dev_misses_of_session_48(name: str, cause: str, signature: str | None):
-    """Dev logs of batches 732 and 739 that the start's code (059381c) named torch_api_removed (0.9), unknown and
-    unknown."""
+    """Dev logs of batches 732-749 that the start's code (059381c) named torch_api_removed (0.9), or unknown."""
     assert ROWS[name]["split"] == "dev" and ROWS[name]["cause"] == cause
     d = diagnose_list(corpus_lines(name))
     assert (d.root.cause_id, d.root.signature) == (cause, signature)
@@ -55,3 +60,29 @@ def test_rdma_headers_are_a_system_library(header: str):
 def test_the_which_probe_alone_is_an_error_line():
     d = diagnose_text("Command '['which', 'g++']' returned non-zero exit status 1.\n")
     assert d.root.cause_id == "compiler_missing" and d.root.line == 1
+
+
+def test_other_rocm_packages_stay_with_their_rows():
+    """Only hipBLASLt and hipSPARSELt were let through: hip itself and the other ROCm packages keep out of the
+    catch-all (their logs are labelled by other rows or unknown)."""
+    line = '  Could not find a package configuration file provided by "{}" with any of'
+    assert diagnose_text(line.format("hipsparselt") + "\n").root.cause_id == "system_library_missing"
+    for pkg in ("hip", "rocblas", "hipblas"):
+        assert diagnose_text(line.format(pkg) + "\n").root.signature != "cmake-config-package-not-found", pkg
+
+
+@pytest.mark.parametrize(("tool", "cause"), [("nvcc", "cuda_toolkit_not_found"), ("cl", "compiler_missing")])
+def test_powershells_command_not_found(tool: str, cause: str):
+    text = f"{tool} : The term '{tool}' is not recognized as the name of a cmdlet, function, script file, or operable"
+    d = diagnose_text(text + " program.\n")
+    assert d.root.cause_id == cause and "PowerShell" in d.root.explanation
+
+
+def test_torchcodecs_summary_is_only_a_hint():
+    """With the per-version error below it (a torch symbol torchcodec needs and this torch lacks), that error names
+    the cause; alone, the summary names FFmpeg's shared libraries, below the confident bar."""
+    summary = "RuntimeError: Could not load libtorchcodec. Likely causes:\n"
+    alone = diagnose_text(summary)
+    assert alone.root.cause_id == "shared_library_not_found" and alone.root.confidence < 0.7
+    symbol = "OSError: /x/torchcodec/libtorchcodec_core8.so: undefined symbol: torch_dtype_float4_e2m1fn_x2\n"
+    assert diagnose_text(summary + "FFmpeg version 8:\n" + symbol).root.cause_id == "torch_extension_mismatch"
