@@ -13,6 +13,11 @@
   not recognized as an internal or external command" (kriegalex/vscode-cuda#9); torchcodec's "Could not load
   libtorchcodec. Likely causes: ..." cut before its per-version errors is a hint of FFmpeg's shared libraries missing
   (liuzhao1225/YouDub-webui#78).
+* Batches 751-754: the line that raised, in an IPython traceback cut before its error line, is read as a hint
+  (tiny-cuda-nn's "raise EnvironmentError(f"Could not find compatible tinycudann extension ..."):
+  NVlabs/tiny-cuda-nn#341); torchvision's, torchaudio's or torchtext's module with an undefined symbol whose name
+  was cut (a hint: pytorch/pytorch#20865, facebookresearch/pytext#1412); hipBLAS type names unknown in hipified
+  sources of an extension written for torch < 2.1 (ROCm/apex#115).
 """
 
 from __future__ import annotations
@@ -86,3 +91,30 @@ def test_torchcodecs_summary_is_only_a_hint():
     assert alone.root.cause_id == "shared_library_not_found" and alone.root.confidence < 0.7
     symbol = "OSError: /x/torchcodec/libtorchcodec_core8.so: undefined symbol: torch_dtype_float4_e2m1fn_x2\n"
     assert diagnose_text(summary + "FFmpeg version 8:\n" + symbol).root.cause_id == "torch_extension_mismatch"
+
+
+def test_the_raise_line_of_a_cut_ipython_traceback_is_a_hint():
+    """The arrow line of an IPython traceback is code: it names a cause only as a hint (below the confident bar),
+    and not when the traceback goes on to its error line, which a signature reads."""
+    message = "Could not find compatible tinycudann extension for compute capability"
+    raise_line = f'---> 59   raise EnvironmentError(f"{message} {{cc}}.")'
+    cut = diagnose_text("File ~/x/tinycudann/modules.py:59\n" + raise_line + "\n")
+    assert (cut.root.cause_id, cut.root.line) == ("no_kernel_image", 2) and cut.root.confidence < 0.7
+    whole = diagnose_text(
+        raise_line + "\n\nOSError: Could not find compatible tinycudann extension for compute capability 75.\n"
+    )
+    assert whole.root.cause_id == "no_kernel_image" and whole.root.confidence >= 0.7
+
+
+def test_a_cut_undefined_symbol_is_read_whole_when_wrapped():
+    """A symbol wrapped onto the next line is joined and read (the torch symbol row, not the hint for a cut one)."""
+    d = diagnose_text(
+        "OSError: /x/torchtext/lib/libtorchtext.so: undefined symbol:\n"
+        "_ZN2at4_ops5zeros4callEN3c108ArrayRefINS2_6SymIntEEE\n"
+    )
+    assert d.root.signature == "undefined-symbol-torch"
+    cut = diagnose_text("ImportError: /x/torchaudio/lib/libtorchaudio.so: undefined symbol:\n")
+    assert cut.root.signature == "undefined-symbol-cut-torch-domain-library" and "torchaudio" in cut.root.explanation
+    assert (
+        diagnose_text("ImportError: /x/mylib/_ext.so: undefined symbol:\n").root.cause_id != "torch_extension_mismatch"
+    )

@@ -288,8 +288,13 @@ class Scanner:
             self.hints.clear()
         if self._ipy_listing or body[0] == "-":
             # an IPython traceback's source lines are code (its arrow line, then the numbered lines after it)
-            if _IPY_ARROW.match(body) or (self._ipy_listing and not gap and _IPY_LISTED.match(body)):
+            arrow = _IPY_ARROW.match(body)
+            if arrow or (self._ipy_listing and not gap and _IPY_LISTED.match(body)):
                 self._ipy_listing = True
+                if arrow and " raise " in body and len(self.hints) < MAX_HINTS and (hit := self._match_sigs(body)):
+                    # the line that raised, in a traceback cut before its error line: the message it raises
+                    # names a cause only while the log shows no error of its own (NVlabs/tiny-cuda-nn#341)
+                    self.hints.append(_Event(number, body, self.cur_step, hit[0], hit[1], before=list(self.prev)))
                 self.prev.append(Evidence(number, text))
                 return
             self._ipy_listing = False
