@@ -180,6 +180,7 @@ GATE: tuple[str, ...] = (
     "lock file",  # torch's FileBaton: 'Waited on lock file "X" for N seconds.'
     "extensions root",  # torch's JIT loader: "Using X as PyTorch extensions root..."
     "cuda:/",  # CUDA_HOME set like PATH, in an include flag: "-isystem /usr/local/cuda:/usr/local/cuda:/include"
+    "std::_TC<",  # gcc's note "In instantiation of 'static constexpr bool std::_TC<...'" in GCC 6's <tuple> (nvcc)
 )
 
 
