@@ -45,8 +45,13 @@ from .conftest import ROWS, corpus_lines, diagnose_list, diagnose_text
     ],
 )
 def test_dev_misses_of_session_48(name: str, cause: str, signature: str | None):
-    """Dev logs of batches 732-749 that the start's code (059381c) named torch_api_removed (0.9), or unknown."""
-    assert ROWS[name]["split"] == "dev" and ROWS[name]["cause"] == cause
+    """Dev logs of batches 732-754 that the start's code (059381c) named torch_api_removed (0.9), or unknown."""
+    _assert_named(name, "dev", cause, signature)
+
+
+def _assert_named(name: str, split: str, cause: str, signature: str | None) -> None:
+    """The corpus log ``name`` is of ``split``, labelled ``cause``, and diagnosed so first by ``signature``."""
+    assert ROWS[name]["split"] == split and ROWS[name]["cause"] == cause
     d = diagnose_list(corpus_lines(name))
     assert (d.root.cause_id, d.root.signature) == (cause, signature)
 
@@ -161,9 +166,7 @@ def test_a_cut_undefined_symbol_is_read_whole_when_wrapped():
 def test_held_out_misses_of_session_48(name: str, cause: str, signature: str):
     """Held-out logs, read after session 48's measurement, that the start's code and the measured code left unknown
     (the bitsandbytes log: shared_library_not_found 0.5)."""
-    assert ROWS[name]["split"] == "holdout" and ROWS[name]["cause"] == cause
-    d = diagnose_list(corpus_lines(name))
-    assert (d.root.cause_id, d.root.signature) == (cause, signature)
+    _assert_named(name, "holdout", cause, signature)
 
 
 def test_meson_dependencies_that_other_rows_own_are_left_out():
