@@ -308,10 +308,16 @@ def test_libtorch_cpu_missing_under_a_torch_before_1_5_is_an_extension_for_a_new
     """kakaobrain/torchlars#15: a module wants libtorch_cpu.so under torch 1.4; torch 1.5 split
     libtorch.so into libtorch_cpu.so and libtorch_cuda.so (pytorch/pytorch#30315), so the module was
     built for a newer torch. With torch 1.6 printed, the library is merely not found (the loader's
-    path), as before."""
-    d = _diag(_lines("import-torchlars-libtorch-cpu-torch14.log"))
+    path), as before.  The rule's own verdict is read with the calibration off; calibrated (the rule's first-sight
+    record: 2 of 3 right, knowledge/data/signature_precision.toml since session 48) the root stays the same below
+    the sure bar, with the cause it was once confused with listed after it."""
+    d = _diag(_lines("import-torchlars-libtorch-cpu-torch14.log"), precision={})
     assert [c.cause_id for c in d.causes[:2]] == ["torch_extension_mismatch", "shared_library_not_found"]
     assert d.root.confidence >= 0.7
+    calibrated = _diag(_lines("import-torchlars-libtorch-cpu-torch14.log"))
+    assert calibrated.root.cause_id == "torch_extension_mismatch" and "shared_library_not_found" in {
+        c.cause_id for c in calibrated.causes
+    }
     line = "ImportError: libtorch_cpu.so: cannot open shared object file: No such file or directory"
     assert _diag(["torch 1.6.0", line]).root.cause_id == "shared_library_not_found"
     assert _diag(["pytorch version: 1.4", line]).root.cause_id == "torch_extension_mismatch"
