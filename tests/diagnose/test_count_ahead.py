@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from torchbuild.facts.logfile import WindowSize, open_log
+from torchbuild.facts.logfile import LogFileError, LogReader, WindowSize, open_log
 from torchbuild.facts.logfile.grep_hits import GrepHits, gnu_grep
 
 from .test_reader import _noisy_log, check_random_windows
@@ -133,3 +133,14 @@ def test_a_real_grep_beside_the_reader_gives_the_same_lines_on_a_large_log(tmp_p
     with open_log(p, chunk_bytes=1 << 16) as r:
         by_python = list(r.windows((b"rror", b"ailed"), before=5, after=2, tail=5, grep=False))
     assert by_grep == by_python and len(by_grep) > 50
+
+
+def test_a_log_cut_while_it_is_read_is_a_clear_error(tmp_path, monkeypatch):
+    """A chunk counted ahead that cannot be read again whole (the file was truncated under the reader) ends the
+    reading with a LogFileError (a usage error, exit code 2) that says so, not with lines from another file."""
+    p = tmp_path / "live.log"
+    _noisy_log(p, hits_every=499, lines=20000)
+    _grep_answers(monkeypatch, lambda: False)
+    monkeypatch.setattr(LogReader, "_pread", lambda self, view, offset: 0)
+    with open_log(p, chunk_bytes=1 << 14) as r, pytest.raises(LogFileError, match="became shorter"):
+        list(r.windows((b"rror", b"ailed")))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from .buffer_lines import lines_back, lines_forward, with_tail
-from .lines import MAX_LINE_BYTES, LogLine, _extend, clean_line
+from .lines import MAX_LINE_BYTES, LogFileError, LogLine, _extend, clean_line
 from .narrowing import WindowSize
 
 if TYPE_CHECKING:
@@ -263,8 +263,11 @@ class WindowScan:
                     self.rbuf = bytearray(len(main[0]))
                 with memoryview(self.rbuf) as rview:
                     got = pread(rview[: d.limit], d.offset)
-                if got != d.limit:  # the file changed under the reader
-                    raise OSError(f"the log changed while it was read ({got} of {d.limit} bytes read again)")
+                if got != d.limit:  # the file was cut or rewritten under the reader
+                    raise LogFileError(
+                        f"the log file became shorter while it was read ({got} of {d.limit} bytes at offset "
+                        f"{d.offset} could be read again); diagnose a copy that nothing writes to"
+                    )
                 self.buf, self.base, self.lb_end = self.rbuf, d.base, d.lb_end
                 yield from self._emit(rel if rel is not None else self._find(d.limit), d.limit, False)
                 yield from self._let_go(d.line_at_limit)
