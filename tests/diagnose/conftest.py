@@ -79,6 +79,15 @@ def assert_dev_log(name: str, batch: int, cause: str, least: float) -> Diagnosis
     return d
 
 
+def assert_named_by(name: str, split: str, cause: str, signature: str | None) -> Diagnosis:
+    """Check that corpus log ``name`` is of ``split`` ("dev" or "holdout") and labelled ``cause``, and that diagnose
+    names ``cause`` first through ``signature`` (None: no signature, for ``unknown``); returns the diagnosis."""
+    assert ROWS[name]["split"] == split and ROWS[name]["cause"] == cause
+    d = diagnose_list(corpus_lines(name))
+    assert (d.root.cause_id, d.root.signature) == (cause, signature), causes_of(d)
+    return d
+
+
 def stated(cause: Cause) -> bool:
     """Whether ``cause`` is stated as a finding: confidence 0.7 or more, or exactly the calibrated cap
     when its signature is below the precision bar on the real-log corpus

@@ -19,7 +19,7 @@ import pytest
 
 from torchbuild.decisions.diagnose.classify import normalize
 
-from .conftest import ROWS, corpus_lines, diagnose_list, diagnose_text
+from .conftest import assert_named_by, diagnose_text
 
 
 @pytest.mark.parametrize(
@@ -60,9 +60,7 @@ from .conftest import ROWS, corpus_lines, diagnose_list, diagnose_text
 def test_held_out_misses_of_session_47(name: str, cause: str, signature: str):
     """Held-out logs, read after session 47's measurement, that the start's code and the measured code left unknown
     (the lgenfe, corecrt, rc.exe, exactextract, Trilinos, xmr-stak and NixOS logs: all 'unknown' then)."""
-    assert ROWS[name]["split"] == "holdout" and ROWS[name]["cause"] == cause
-    d = diagnose_list(corpus_lines(name))
-    assert (d.root.cause_id, d.root.signature) == (cause, signature)
+    assert_named_by(name, "holdout", cause, signature)
 
 
 def test_an_error_list_row_reads_as_the_compilers_line():

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import ROWS, corpus_lines, diagnose_list, diagnose_text
+from .conftest import assert_named_by, diagnose_text
 
 
 @pytest.mark.parametrize(
@@ -46,14 +46,7 @@ from .conftest import ROWS, corpus_lines, diagnose_list, diagnose_text
 )
 def test_dev_misses_of_session_48(name: str, cause: str, signature: str | None):
     """Dev logs of batches 732-754 that the start's code (059381c) named torch_api_removed (0.9), or unknown."""
-    _assert_named(name, "dev", cause, signature)
-
-
-def _assert_named(name: str, split: str, cause: str, signature: str | None) -> None:
-    """The corpus log ``name`` is of ``split``, labelled ``cause``, and diagnosed so first by ``signature``."""
-    assert ROWS[name]["split"] == split and ROWS[name]["cause"] == cause
-    d = diagnose_list(corpus_lines(name))
-    assert (d.root.cause_id, d.root.signature) == (cause, signature)
+    assert_named_by(name, "dev", cause, signature)
 
 
 def test_a_thc_name_undefined_in_thcs_own_sources_is_not_a_removed_api():
@@ -166,7 +159,7 @@ def test_a_cut_undefined_symbol_is_read_whole_when_wrapped():
 def test_held_out_misses_of_session_48(name: str, cause: str, signature: str):
     """Held-out logs, read after session 48's measurement, that the start's code and the measured code left unknown
     (the bitsandbytes log: shared_library_not_found 0.5)."""
-    _assert_named(name, "holdout", cause, signature)
+    assert_named_by(name, "holdout", cause, signature)
 
 
 def test_meson_dependencies_that_other_rows_own_are_left_out():
