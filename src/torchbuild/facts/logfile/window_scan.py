@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from .buffer_lines import lines_back, lines_forward, with_tail
@@ -29,9 +29,6 @@ class ScanTarget(Protocol):
     line_count: int
 
 
-_UNRESOLVED: list[int] = []  # Deferred.positions before grep's offsets were taken (compared by identity)
-
-
 @dataclass
 class Deferred:
     """A chunk counted ahead of grep (:meth:`WindowScan._count_ahead`), to be read again by ``pread``.
@@ -39,7 +36,8 @@ class Deferred:
     * ``offset`` (bytes): file offset of the buffer's first byte; ``limit`` (bytes): end of its complete lines;
     * ``base``: number of the buffer's first line; ``lb_end`` (bytes): end of the look-back lines;
     * ``first_new``: number of the line at ``lb_end``; ``line_at_limit``: number of the line at ``limit``;
-    * ``positions``: grep's file offsets of the triggers in it, None when grep failed (searched here then).
+    * ``resolved``: whether grep's offsets were taken; ``positions``: then grep's file offsets of the triggers in
+      it, or None when grep failed (searched here then).
     """
 
     offset: int
@@ -48,7 +46,8 @@ class Deferred:
     limit: int
     first_new: int
     line_at_limit: int
-    positions: list[int] | None = field(default_factory=lambda: _UNRESOLVED)
+    resolved: bool = False
+    positions: list[int] | None = None
 
 
 class WindowScan:
@@ -225,16 +224,10 @@ class WindowScan:
     def _count_ahead(self, view: memoryview, limit: int) -> None:
         """Count the lines of a deferred chunk and keep where it lies in the file (:class:`Deferred`)."""
         count = self.buf.count
-        line_at_pos = self.base + count(b"\n", 0, limit)
+        first_new = self.base + count(b"\n", 0, self.lb_end)
+        line_at_pos = first_new + count(b"\n", self.lb_end, limit)
         self.deferred.append(
-            Deferred(
-                self.reader.bytes_read - self.end,
-                self.base,
-                self.lb_end,
-                limit,
-                self.base + count(b"\n", 0, self.lb_end),
-                line_at_pos,
-            )
+            Deferred(self.reader.bytes_read - self.end, self.base, self.lb_end, limit, first_new, line_at_pos)
         )
         self.reader.line_count = line_at_pos - 1
         self._keep_look_back(view, limit, line_at_pos)
@@ -242,8 +235,9 @@ class WindowScan:
     def _resolve_deferred(self) -> None:
         """Take grep's offsets for every deferred chunk (waiting for grep to pass them), before grep is closed."""
         for d in self.deferred:
-            if d.positions is _UNRESOLVED:
+            if not d.resolved:
                 d.positions = self.hits.upto(d.offset + d.limit) if self.hits is not None else None
+                d.resolved = True
 
     def _replay(self) -> Iterator[LogLine]:
         """The window lines of the deferred chunks, in order: a chunk without a trigger or owed lines is skipped
