@@ -1,0 +1,57 @@
+"""Issue 11, session 49: rows written, before the session's measurement, from the dev logs of its blind batches
+(761 on) that the start's code (980db2f) missed.
+
+* The dynamic loader's "file too short" (a library that is an empty or cut-short file) at run time is a shared
+  library the environment was meant to provide, not the linker's damaged file: the placeholder libnvinfer.so.7 of
+  an L4T container started without the NVIDIA container runtime (dusty-nv/jetson-inference#1061).  Both of glibc's
+  wordings (the loader's and dlopen's through ctypes) were reproduced here with an empty file.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .conftest import assert_named_by, diagnose_text
+
+
+@pytest.mark.parametrize(
+    ("name", "cause", "signature"),
+    [
+        (
+            "runtime-jetson-inference-docker-libnvinfer-file-too-short-no-nvidia-runtime.log",
+            "shared_library_not_found",
+            "loader-library-file-too-short",
+        ),
+    ],
+)
+def test_dev_misses_of_session_49(name: str, cause: str, signature: str | None):
+    """Dev logs of batches 761 on that the start's code named system_library_missing (0.6), or unknown."""
+    assert_named_by(name, "dev", cause, signature)
+
+
+def test_the_loaders_file_too_short_is_a_runtime_library_and_the_linkers_is_not(tmp_path: Path):
+    """glibc's own texts for an empty library: ctypes (dlopen) and the loader of a real program built here."""
+    lib = tmp_path / "libstub.so.7"
+    lib.write_bytes(b"")
+    with pytest.raises(OSError) as err:
+        ctypes.CDLL(str(lib))
+    dlopen_line = f"OSError: {err.value}"
+    assert "file too short" in dlopen_line
+    (tmp_path / "f.c").write_text("int f(void){return 0;}\n")
+    (tmp_path / "m.c").write_text("int f(void); int main(void){return f();}\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(tmp_path / "libf.so"), str(tmp_path / "f.c")], check=True)
+    exe = tmp_path / "m"
+    subprocess.run(["gcc", str(tmp_path / "m.c"), f"-L{tmp_path}", "-lf", "-o", str(exe)], check=True)
+    (tmp_path / "libf.so").write_bytes(b"")
+    run = subprocess.run([str(exe)], env={"LD_LIBRARY_PATH": str(tmp_path)}, capture_output=True, text=True)
+    assert run.returncode == 127 and "file too short" in run.stderr
+    for line in (dlopen_line, run.stderr.strip()):
+        root = diagnose_text(line + "\n").root
+        assert (root.cause_id, root.signature) == ("shared_library_not_found", "loader-library-file-too-short")
+    # the linker's reading of the same damage stays a build-time library problem
+    ld = diagnose_text("/usr/bin/ld: error: ./libfoo.so: file too short\n").root
+    assert ld.cause_id == "system_library_missing"
