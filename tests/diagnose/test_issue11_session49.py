@@ -5,6 +5,10 @@
   library the environment was meant to provide, not the linker's damaged file: the placeholder libnvinfer.so.7 of
   an L4T container started without the NVIDIA container runtime (dusty-nv/jetson-inference#1061).  Both of glibc's
   wordings (the loader's and dlopen's through ctypes) were reproduced here with an empty file.
+* clang's driver (ROCm's hipcc and amdclang) refusing a GPU target it does not know, "Unsupported CUDA gpu
+  architecture: gfx900:xnack-" (clang 11, ROCm/rocRAND#148) and "invalid target ID 'gfx941'" (clang 16,
+  ROCm/MIVisionX#1165), is the arch list's problem as nvcc's "Unsupported gpu architecture" is; both messages were
+  read in Debian's libclang-cpp16.
 """
 
 from __future__ import annotations
@@ -25,6 +29,16 @@ from .conftest import assert_named_by, diagnose_text
             "runtime-jetson-inference-docker-libnvinfer-file-too-short-no-nvidia-runtime.log",
             "shared_library_not_found",
             "loader-library-file-too-short",
+        ),
+        (
+            "hipcc-rocrand-clang11-unsupported-xnack-target.log",
+            "cuda_arch_unsupported",
+            "clang-offload-unsupported-gpu-arch",
+        ),
+        (
+            "hip-mivisionx-clang16-invalid-target-id-gfx941.log",
+            "cuda_arch_unsupported",
+            "clang-offload-invalid-target-id",
         ),
     ],
 )
@@ -55,3 +69,21 @@ def test_the_loaders_file_too_short_is_a_runtime_library_and_the_linkers_is_not(
     # the linker's reading of the same damage stays a build-time library problem
     ld = diagnose_text("/usr/bin/ld: error: ./libfoo.so: file too short\n").root
     assert ld.cause_id == "system_library_missing"
+
+
+@pytest.mark.parametrize(
+    ("line", "arch"),
+    [
+        ("clang: error: unsupported HIP gpu architecture: gfx1200", "gfx1200"),
+        ("clang-16: error: unsupported CUDA gpu architecture: sm_90a", "sm_90a"),
+        ("clang-11: error: Unsupported CUDA gpu architecture: gfx906:xnack-", "gfx906:xnack-"),
+        (
+            "clang-17: error: invalid target ID 'gfx90a:xnack'; format is a processor name followed by ...",
+            "gfx90a:xnack",
+        ),
+    ],
+)
+def test_clangs_unknown_gpu_target_names_the_target(line: str, arch: str):
+    root = diagnose_text(line + "\n").root
+    assert root.cause_id == "cuda_arch_unsupported" and root.confidence >= 0.7
+    assert arch in root.explanation
