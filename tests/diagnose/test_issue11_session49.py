@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import assert_named_by, diagnose_text
+from .conftest import ROWS, assert_named_by, corpus_lines, diagnose_list, diagnose_text
 
 
 @pytest.mark.parametrize(
@@ -87,3 +87,15 @@ def test_clangs_unknown_gpu_target_names_the_target(line: str, arch: str):
     root = diagnose_text(line + "\n").root
     assert root.cause_id == "cuda_arch_unsupported" and root.confidence >= 0.7
     assert arch in root.explanation
+
+
+def test_no_url_for_a_submodule_is_named_below_the_bar():
+    """git's "No url found for submodule path" is as often the repository's own commit (pytorch/pytorch#2426: PyTorch's
+    vendored gloo with a nested submodule missing from .gitmodules, labelled unknown) as a broken checkout: the cause
+    stays named, below the 0.7 of a stated finding."""
+    name = "git-pytorch-submodule-init-no-url-gloo-nested-googletest.log"
+    assert ROWS[name]["cause"] == "unknown"
+    root = diagnose_list(corpus_lines(name)).root
+    assert (root.cause_id, root.signature) == ("submodule_missing", "git-no-url-for-submodule")
+    assert root.confidence < 0.7
+    assert "at this commit" in root.fix
