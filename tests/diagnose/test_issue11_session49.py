@@ -99,3 +99,18 @@ def test_no_url_for_a_submodule_is_named_below_the_bar():
     assert (root.cause_id, root.signature) == ("submodule_missing", "git-no-url-for-submodule")
     assert root.confidence < 0.7
     assert "at this commit" in root.fix
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cp: /Users/d/miniconda3/lib/python3.7/site-packages/torch/lib/include/THC: No such file or directory",
+        "cp: cannot stat '/x/torch/lib/include/THC': No such file or directory",
+        "mv: cannot stat 'build/lib.linux-x86_64-3.8/foo.so': No such file or directory",
+    ],
+)
+def test_a_build_scripts_failed_copy_is_its_first_error(line: str):
+    """coreutils' messages (GNU and BSD wordings) were "No error line found" (ctongfei/nexus#26, whose build.sh
+    failed copying torch's THC headers): the failed copy is now the first error, shown with its line."""
+    d = diagnose_text("Copying include files...\n" + line + "\n")
+    assert d.first_error is not None and d.first_error.line == 2 and d.first_error.text == line

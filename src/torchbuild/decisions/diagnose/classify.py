@@ -293,6 +293,9 @@ _ERROR = re.compile(
   | ^ninja:\ error:
   | missing\ and\ no\ known\ rule\ to\ make\ it
   | ^Undefined\ symbols\ for\ architecture\ \w+:                  # Apple ld (ld64)
+    # coreutils (GNU "cp: cannot stat 'X': No such file or directory", BSD/macOS "cp: X: No such file or directory")
+    # in a build script: the step that failed (ctongfei/nexus#26, issue 11 batch 793 dev)
+  | ^(?:cp|mv|ln|install|cat|chmod|mkdir|tar|unzip):\ .*(?:No\ such\ file\ or\ directory|cannot\ stat)
     """
 )
 
