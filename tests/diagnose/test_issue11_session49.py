@@ -185,3 +185,16 @@ def test_a_top_level_source_folder_without_cmakelists_is_not_a_submodule():
         "CMakeLists.txt file.\n"
     )
     assert sub.root.cause_id == "submodule_missing"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "cmake-tensorrt-yolo-invalid-device-function-wrong-cuda-architectures.log",
+        "ffi-inplace-abn-invalid-device-function-kepler-gencode.log",
+    ],
+)
+def test_any_print_of_invalid_device_function_is_a_kernel_without_code(name: str):
+    """Round B's dev logs (batch 801): thrust's "after cudaFuncGetAttributes: invalid device function" and a project's
+    "Error text: invalid device function" are the runtime's cudaErrorInvalidDeviceFunction, named below the bar."""
+    assert_named_by(name, "dev", "no_kernel_image", "thc-invalid-device-function")
