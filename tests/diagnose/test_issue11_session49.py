@@ -9,12 +9,17 @@
   architecture: gfx900:xnack-" (clang 11, ROCm/rocRAND#148) and "invalid target ID 'gfx941'" (clang 16,
   ROCm/MIVisionX#1165), is the arch list's problem as nvcc's "Unsupported gpu architecture" is; both messages were
   read in Debian's libclang-cpp16.
+* git's "No url found for submodule path" is named below the bar: in pytorch/pytorch#2426 it was the repository's own
+  commit (labelled unknown).
+* coreutils' failed copy in a build script (ctongfei/nexus#26) is an error line, no longer "No error line found".
+* Round B (batch 801): any program's print of the runtime's "invalid device function" after a colon.
 
-After the measurement (held-out logs of batches 761-796, then read): a vendored dependency's source file the compiler
-cannot open; CMake's add_subdirectory error whose message is wrapped below it; ROCm's other math libraries' package
-configuration not found; Tensile's "Architecture gfx940 not supported"; setuptools running a compiler named "CC"; the
-MSVC linker's LNK1000; the DLL-load line cut before Windows' reason; an ISA option newer than gcc; a static
-libprotobuf.a without -fPIC; and add_subdirectory's CMakeLists.txt message no longer read into the top-level one.
+After round A's measurement (held-out logs of batches 761-796, then read): a vendored dependency's source file the
+compiler cannot open; CMake's add_subdirectory error whose message is wrapped below it; ROCm's other math libraries'
+package configuration not found; Tensile's "Architecture gfx940 not supported"; setuptools running a compiler named
+"CC"; the MSVC linker's LNK1000; the DLL-load line cut before Windows' reason; an ISA option newer than gcc; a
+static libprotobuf.a without -fPIC; and add_subdirectory's CMakeLists.txt message no longer read into the top-level
+one.
 """
 
 from __future__ import annotations
