@@ -30,6 +30,8 @@ from pathlib import Path
 
 import pytest
 
+from support.ld import gcc
+
 from .conftest import ROWS, assert_named_by, corpus_lines, diagnose_list, diagnose_text
 
 
@@ -68,9 +70,9 @@ def test_the_loaders_file_too_short_is_a_runtime_library_and_the_linkers_is_not(
     assert "file too short" in dlopen_line
     (tmp_path / "f.c").write_text("int f(void){return 0;}\n")
     (tmp_path / "m.c").write_text("int f(void); int main(void){return f();}\n")
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(tmp_path / "libf.so"), str(tmp_path / "f.c")], check=True)
+    gcc(["-shared", "-fPIC", "-o", "libf.so", "f.c"], tmp_path)
     exe = tmp_path / "m"
-    subprocess.run(["gcc", str(tmp_path / "m.c"), f"-L{tmp_path}", "-lf", "-o", str(exe)], check=True)
+    gcc(["m.c", "-L.", "-lf", "-o", "m"], tmp_path)
     (tmp_path / "libf.so").write_bytes(b"")
     run = subprocess.run([str(exe)], env={"LD_LIBRARY_PATH": str(tmp_path)}, capture_output=True, text=True)
     assert run.returncode == 127 and "file too short" in run.stderr

@@ -7,7 +7,11 @@ import subprocess
 from pathlib import Path
 
 
-def _gcc(args: list[str], cwd: Path) -> None:
+def gcc(args: list[str], cwd: Path) -> None:
+    """Run the real ``gcc`` with ``args`` in ``cwd`` (a build step that must succeed; at most 120 s).
+
+    :raises AssertionError: gcc failed (its stderr is the message).
+    """
     out = subprocess.run(["gcc", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=120)
     assert out.returncode == 0, out.stderr
 
@@ -33,10 +37,10 @@ def link_against_older(tmp_path: Path, *, soname: str, version: str, symbol: str
     (tmp_path / "main.c").write_text("int user(void);\nint main(void) { return user(); }\n")
     so = ["-shared", "-fPIC", f"-Wl,-soname,{soname}"]
     for d in ("new", "old"):
-        _gcc([*so, f"{d}.c", f"-Wl,--version-script={d}.map", "-o", f"{d}/{soname}"], tmp_path)
+        gcc([*so, f"{d}.c", f"-Wl,--version-script={d}.map", "-o", f"{d}/{soname}"], tmp_path)
         if soname != f"lib{name}.so":
             (tmp_path / d / f"lib{name}.so").symlink_to(soname)
-    _gcc(["-shared", "-fPIC", "user.c", "-Lnew", f"-l{name}", "-o", "libuser.so"], tmp_path)
+    gcc(["-shared", "-fPIC", "user.c", "-Lnew", f"-l{name}", "-o", "libuser.so"], tmp_path)
     return subprocess.run(
         ["gcc", "main.c", "-L.", "-luser", "-Lold", f"-l{name}", "-Wl,-rpath-link,old", "-o", "main"],
         cwd=tmp_path,
