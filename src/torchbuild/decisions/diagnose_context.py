@@ -86,7 +86,7 @@ _TORCH_START = re.compile(r"\W*(?:py)?torch", re.IGNORECASE)
 #: "torchvision version: 0.17".
 _TORCHVISION_VER = re.compile(r"(?<![\w-])torchvision(?:==|-|\s+version[:\s]+|\s+)v?(?P<v>\d+\.\d+(?:\.\d+)?)")
 #: A CPU-only build of torch listed: conda's build string ("pytorch  1.13.1  cpu_py311h410fd25_0"), a pip
-#: version with the +cpu local tag ("torch==2.1.0+cpu", "torch 2.1.0+cpu").
+#: version with the +cpu local tag ("torch==2.1.0+cpu", "torch 2.1.0+cpu"); every match holds "cpu_" or "+cpu".
 _TORCH_CPU_BUILD = re.compile(
     r"^(?:py)?torch\s+\d+\.\d+\S*\s+cpu_|(?<![\w-])torch(?:==|-|\s+)\d+\.\d+(?:\.\d+)?\+cpu\b"
 )
@@ -263,7 +263,7 @@ class ContextCollector:
                 _add(c.torch_versions, m.group("v"))
             if "conda-forge" in body and _CONDA_FORGE_TORCH.search(body):
                 c.torch_conda_forge = True
-            if "cpu" in body and _TORCH_CPU_BUILD.search(body):
+            if ("cpu_" in body or "+cpu" in body) and _TORCH_CPU_BUILD.search(body):
                 c.torch_cpu_build = True
             if "has no wheels with a matching" in body:
                 c.torch_no_platform_wheel = True

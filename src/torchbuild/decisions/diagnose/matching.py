@@ -28,7 +28,7 @@ from .classify import (
     unframe,
 )
 from .model import CMAKE_JOIN_LINES, CONCEPT_TAIL_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine, Evidence, Step
-from .signatures import Signature, any_case_messages, load_signatures
+from .signatures import Signature, any_case_messages, load_signatures, required_text
 
 #: An error line at least this long (characters) that no signature matched may be the first half
 #: of a message that was wrapped: it is matched again joined with the next line.
@@ -80,22 +80,54 @@ def _any_case_words() -> Words:
     return Words(any_case_messages())
 
 
-#: The anchor index of the last signature tuple a :class:`Scanner` was made with (the shipped one, usually):
-#: ``(signatures, words, {anchor: [index in signatures, ...]})``.
-_ANCHOR_INDEX: list[tuple[tuple[Signature, ...], Words, dict[str, list[int]]]] = []
+#: The key index of the last signature tuple a :class:`Scanner` was made with (the shipped one, usually):
+#: ``(signatures, words, {key: [index in signatures, ...]}, {held keys: candidate indices})``.
+_ANCHOR_INDEX: list[
+    tuple[tuple[Signature, ...], Words, dict[str, list[int]], dict[frozenset[str], tuple[int, ...]]]
+] = []
+#: How many distinct sets of held keys :func:`_candidates` remembers (a log repeats a few sets on most lines).
+_CANDIDATE_CACHE = 4096
 
 
-def _anchor_index(sigs: tuple[Signature, ...]) -> tuple[Words, dict[str, list[int]]]:
-    """The anchors of ``sigs`` as :class:`~torchbuild.decisions.words.Words`, and for each anchor the indices of
-    the signatures that have it (ascending); computed once for the same tuple."""
+def _keys(sig: Signature) -> tuple[str, ...]:
+    """The texts of which a line must hold one for ``sig`` to match it: the required texts of its patterns
+    (:func:`.signatures.required_text`; :meth:`.Signature.search` runs no pattern whose text the line lacks) when
+    every pattern has one at least as long as the anchor, else the anchor alone (which every match holds too)."""
+    need = tuple(dict.fromkeys(required_text(p) for p in sig.patterns))
+    if need and all(len(n) >= max(len(sig.anchor), 1) for n in need):
+        return need
+    return (sig.anchor,)
+
+
+def _anchor_index(
+    sigs: tuple[Signature, ...],
+) -> tuple[Words, dict[str, list[int]], dict[frozenset[str], tuple[int, ...]]]:
+    """The keys of ``sigs`` (:func:`_keys`) as :class:`~torchbuild.decisions.words.Words`, for each key the indices
+    of the signatures that have it (ascending), and an empty cache for :func:`_candidates`; computed once for the
+    same tuple."""
     if _ANCHOR_INDEX and _ANCHOR_INDEX[0][0] is sigs:
-        return _ANCHOR_INDEX[0][1], _ANCHOR_INDEX[0][2]
-    by_anchor: dict[str, list[int]] = {}
+        return _ANCHOR_INDEX[0][1], _ANCHOR_INDEX[0][2], _ANCHOR_INDEX[0][3]
+    by_key: dict[str, list[int]] = {}
     for i, s in enumerate(sigs):
-        by_anchor.setdefault(s.anchor, []).append(i)
-    words = Words(by_anchor)
-    _ANCHOR_INDEX[:] = [(sigs, words, by_anchor)]
-    return words, by_anchor
+        for k in _keys(s):
+            by_key.setdefault(k, []).append(i)
+    words = Words(by_key)
+    cache: dict[frozenset[str], tuple[int, ...]] = {}
+    _ANCHOR_INDEX[:] = [(sigs, words, by_key, cache)]
+    return words, by_key, cache
+
+
+def _candidates(
+    held: set[str], by_key: dict[str, list[int]], cache: dict[frozenset[str], tuple[int, ...]]
+) -> tuple[int, ...]:
+    """The indices (ascending: highest priority first) of the signatures one of whose keys is in ``held``."""
+    key = frozenset(held)
+    got = cache.get(key)
+    if got is None:
+        got = tuple(sorted({i for a in held for i in by_key[a]}))
+        if len(cache) < _CANDIDATE_CACHE:
+            cache[key] = got
+    return got
 
 
 class Scanner:
@@ -107,7 +139,7 @@ class Scanner:
         self.all_failures = all_failures
         self._gate = _gate_words()
         self._any_case = _any_case_words()
-        self._anchors, self._by_anchor = _anchor_index(self.sigs)
+        self._anchors, self._by_anchor, self._cand_cache = _anchor_index(self.sigs)
         self.events: list[_Event] = []
         self.events_dropped = 0
         self.steps: list[Step] = []
@@ -145,10 +177,10 @@ class Scanner:
     def _match_sigs(self, text: str) -> tuple[Signature, dict[str, str]] | None:
         held = self._anchors.found(text)
         if held:
-            # the signatures whose anchor the line holds, in their order (highest priority first)
-            by_anchor = self._by_anchor
-            for i in sorted(i for a in held for i in by_anchor[a]):
-                s = self.sigs[i]
+            # the signatures one of whose keys the line holds, in their order (highest priority first)
+            sigs = self.sigs
+            for i in _candidates(held, self._by_anchor, self._cand_cache):
+                s = sigs[i]
                 v = s.match(text)
                 if v is not None:
                     return s, v
