@@ -205,6 +205,8 @@ def _ci_stamp(space: str) -> str:
         r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d (?:[\w.-]+ [\w.@/-]+(?:\[\d+\])?: )?"
         # docker compose's service prefix: "<service>-<n>  | " (Compose v2), "<project>_<service>_<n>  | " (v1)
         r"|[A-Za-z][\w.-]*?[-_]\d+\s+\| "
+        # torchrun's per-worker prefix: "[default0]:" (tail_log.py of torch.distributed.elastic), "[rank0]: "
+        r"|\[(?:rank|default)\d+\]: ?"
         # [2024-01-01 12:00:00]; Jenkins' Timestamper: [2024-10-17T00:05:34.680Z] (ROCm/pytorch#1640,
         # Project-MONAI/tutorials#1986)
         rf"|\[\d{{4}}-\d\d-\d\d[ T][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]{space}"

@@ -44,7 +44,10 @@ _WRAP_ENDS_NOT_ERROR = (" undefined",)
 #: supports up to 9.0)", JuliaGPU/julia-ngc#7, issue 11 batch 532 held-out)
 WRAP_ENDS = (":", "'", '"', "\u2019", " from", " type", " by", *_WRAP_ENDS_NOT_ERROR)
 #: A Python warning line ("...py:368: UserWarning: ...", "FutureWarning: ...").
-_PY_WARNING = re.compile(r"(?:^|[\s:])[A-Z]\w*Warning: ")
+#: ... or logged at the WARNING level by Python's logging in its basic format (logging.BASIC_FORMAT,
+#: "%(levelname)s:%(name)s:%(message)s"): "WARNING:root:Memory-efficient GCoder implementation unavailable: No module
+#: named gcoder_line" (kliment/Printrun#763, issue 11 batch 820 dev)
+_PY_WARNING = re.compile(r"(?:^|[\s:])[A-Z]\w*Warning: |^WARNING:[\w.]+:")
 #: How CMake starts a message of its own (a new message, not the indented text of the one before).
 _CMAKE_HEADS = ("CMake Error", "CMake Warning", "CMake Deprecation Warning")
 #: IPython's traceback listing: the frame's current line behind an arrow ("---> 13     import megablocks_ops as ops"),

@@ -1,0 +1,90 @@
+"""Issue 11, session 50: rows written, before the session's measurement, from the dev logs of its blind batches
+(804 on) that the start's code (22da3cd) missed.
+
+* GNU as for AArch64 refusing an architecture extension the compiler asked for ("unknown architectural extension
+  `i8mm'"): the toolchain's binutils are older than its compiler (google/XNNPACK#1465); the text is the assembler's
+  own, read in Debian's binutils-aarch64-linux-gnu 2.40.
+* pyconfig.h not found: Python.h's own include, shipped beside it (Debian's libpython3.11-dev), so the interpreter's
+  development headers are incomplete (kliment/Printrun#763); gcc's message is reproduced here.
+* A module missing in a line that Python's logging printed at the WARNING level ("WARNING:root:... No module named
+  X") is context, as in a Python warning, not the failure.
+* torchrun's per-worker prefix ("[default0]:" with --tee, "[rank0]: ") is a frame, like a CI time stamp: the line
+  behind it is read (modelscope/ms-swift#6931 was "No error line found"); reproduced with the real torchrun.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import assert_named_by, corpus_lines, diagnose_list, diagnose_text
+
+
+@pytest.mark.parametrize(
+    ("name", "cause", "signature"),
+    [
+        ("cmake-xnnpack-aarch64-old-binutils-i8mm-bf16.log", "compiler_too_old", "assembler-unknown-arch-extension"),
+        ("setuptools-printrun-gcoder-raspbian-pyconfig-missing.log", "python_headers_missing", "pyconfig-h-missing"),
+    ],
+)
+def test_dev_misses_of_session_50(name: str, cause: str, signature: str | None):
+    """Dev logs of batches 804 on that the start's code named unknown, or python_dependency_missing (0.65)."""
+    assert_named_by(name, "dev", cause, signature)
+
+
+def test_gccs_own_missing_pyconfig_h_is_the_python_headers(tmp_path: Path):
+    """gcc 12's real message for a pyconfig.h it cannot find (the include Python.h makes first)."""
+    (tmp_path / "m.c").write_text('#include "pyconfig.h"\nint main(void){return 0;}\n')
+    run = subprocess.run(["gcc", "-c", "m.c"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0 and "pyconfig.h: No such file or directory" in run.stderr
+    root = diagnose_text(run.stderr).root
+    assert (root.cause_id, root.signature) == ("python_headers_missing", "pyconfig-h-missing")
+    assert root.confidence >= 0.7
+
+
+def test_a_module_missing_in_a_logged_warning_is_not_the_failure():
+    """The Printrun log without its compile error: the warning alone names no failure; with a real error after it,
+    the error is the root."""
+    lines = corpus_lines("setuptools-printrun-gcoder-raspbian-pyconfig-missing.log")
+    assert lines[1].startswith("WARNING:root:") and "No module named" in lines[1]
+    root = diagnose_list(lines).root
+    assert root.line == 6 and root.cause_id == "python_headers_missing"
+    alone = diagnose_text(lines[1] + "\n").root
+    assert alone.cause_id != "python_dependency_missing"
+    # a module missing in an error line keeps its cause
+    error = diagnose_text("ModuleNotFoundError: No module named 'gcoder_line'\n").root
+    assert error.cause_id == "python_dependency_missing"
+
+
+def test_torchruns_worker_prefix_is_read_through(tmp_path: Path):
+    """The real torchrun (torch 2.13, installed by scripts/setup-tests) with --tee 3 puts "[default0]:" before each
+    line of the worker; the worker's failure behind it is read as without it."""
+    pytest.importorskip("torch")
+    script = tmp_path / "worker.py"
+    script.write_text('import ctypes\nctypes.CDLL("libtorchbuild_absent.so.3")\n')
+    run = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "1", "--tee", "3", str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    out = run.stdout + run.stderr
+    assert run.returncode != 0
+    framed = [x for x in out.splitlines() if x.startswith("[default0]:OSError: libtorchbuild_absent.so.3")]
+    assert framed, out
+    d = diagnose_text(out)
+    assert d.root.cause_id == "shared_library_not_found" and "libtorchbuild_absent.so.3" in d.root.explanation
+    # the error line is read (and shown) without the prefix
+    assert d.first_error is not None and d.first_error.text.startswith("OSError: libtorchbuild_absent.so.3")
+
+
+def test_a_rank_prefixed_error_line_is_an_error_line():
+    """modelscope/ms-swift#6931's lines behind "[rank0]: " were "No error line found"; the RuntimeError line is now
+    the first error (its cuDNN status has no row: it stays unknown)."""
+    d = diagnose_list(corpus_lines("runtime-ms-swift-conv3d-cudnn-sublibrary-loading-failed.log"))
+    assert d.first_error is not None and d.first_error.line == 4
+    assert d.first_error.text.startswith("RuntimeError: CUDNN_BACKEND_TENSOR_DESCRIPTOR")
