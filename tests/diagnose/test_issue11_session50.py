@@ -8,6 +8,8 @@
   development headers are incomplete (kliment/Printrun#763); gcc's message is reproduced here.
 * A module missing in a line that Python's logging printed at the WARNING level ("WARNING:root:... No module named
   X") is context, as in a Python warning, not the failure.
+* nvcc's front end failing inside GCC's own include folder (/usr/lib/gcc/<target>/<version>/include/stddef.h): the host
+  GCC's headers, below the bar (torch/torch7#682).
 * torchrun's per-worker prefix ("[default0]:" with --tee, "[rank0]: ") is a frame, like a CI time stamp: the line
   behind it is read (modelscope/ms-swift#6931 was "No error line found"); reproduced with the real torchrun.
 """
@@ -88,3 +90,19 @@ def test_a_rank_prefixed_error_line_is_an_error_line():
     d = diagnose_list(corpus_lines("runtime-ms-swift-conv3d-cudnn-sublibrary-loading-failed.log"))
     assert d.first_error is not None and d.first_error.line == 4
     assert d.first_error.text.startswith("RuntimeError: CUDNN_BACKEND_TENSOR_DESCRIPTOR")
+
+
+def test_nvccs_error_inside_gccs_own_headers_is_the_host_headers_below_the_bar():
+    """An EDG error in GCC's own include folder (stddef.h, avx512fintrin.h) names the host GCC's headers, below the
+    bar: the seen labels split between those headers and the GCC as a whole being too new (torch/torch7#682, dev:
+    host_compiler_unsupported; NVIDIA/apex#529: nvcc_host_stdlib_incompatible)."""
+    for name in (
+        "cuda-torch7-cutorch-gcc6-nullptr-undefined.log",
+        "build-apex-nvcc-gcc55-avx512fintrin-void-pointer.log",
+    ):
+        root = diagnose_list(corpus_lines(name)).root
+        assert (root.cause_id, root.signature) == ("nvcc_host_stdlib_incompatible", "nvcc-error-in-gcc-own-header")
+        assert root.confidence < 0.7
+    # gcc's own C++ headers (include/c++/<version>/) are another row's; a project's include folder is no GCC's
+    other = diagnose_text('/home/u/proj/include/foo.h(12): error: identifier "x" is undefined\n').root
+    assert other.signature != "nvcc-error-in-gcc-own-header"
