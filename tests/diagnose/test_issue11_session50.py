@@ -10,6 +10,9 @@
   X") is context, as in a Python warning, not the failure.
 * nvcc's front end failing inside GCC's own include folder (/usr/lib/gcc/<target>/<version>/include/stddef.h): the host
   GCC's headers, below the bar (torch/torch7#682).
+* Round B (batch 836): GNU ld's other two texts for a relocation overflow, "additional relocation overflows omitted
+  from the output" and "failed to convert GOTPCREL relocation; relink with --no-relax" (NVIDIA/cutlass#175, every
+  kernel built), both read in binutils 2.40 here.
 * torchrun's per-worker prefix ("[default0]:" with --tee, "[rank0]: ") is a frame, like a CI time stamp: the line
   behind it is read (modelscope/ms-swift#6931 was "No error line found"); reproduced with the real torchrun.
 """
@@ -30,6 +33,11 @@ from .conftest import assert_named_by, corpus_lines, diagnose_list, diagnose_tex
     [
         ("cmake-xnnpack-aarch64-old-binutils-i8mm-bf16.log", "compiler_too_old", "assembler-unknown-arch-extension"),
         ("setuptools-printrun-gcoder-raspbian-pyconfig-missing.log", "python_headers_missing", "pyconfig-h-missing"),
+        (
+            "cmake-cutlass-profiler-all-kernels-relocation-overflow.log",
+            "cuda_arch_list_too_large",
+            "relocation-out-of-range",
+        ),
     ],
 )
 def test_dev_misses_of_session_50(name: str, cause: str, signature: str | None):
