@@ -15,6 +15,13 @@
   kernel built), both read in binutils 2.40 here.
 * torchrun's per-worker prefix ("[default0]:" with --tee, "[rank0]: ") is a frame, like a CI time stamp: the line
   behind it is read (modelscope/ms-swift#6931 was "No error line found"); reproduced with the real torchrun.
+
+After round A's measurement (held-out logs of batches 804-833, then read), and round B's (834-837): Nix's
+auto-patchelf finding no input for a library; nvcc's "Unsupported GPU architecture" in any case; std::filesystem
+undefined (GCC 8's separate libstdc++fs); conda's solver naming __glibc (a rule puts it before the solver's failure);
+importlib.metadata's PackageNotFoundError; nvcc not knowing the host's 128-bit float types; CMake's missing Python
+include folder (an imported target's, a find module's); nvcc's tools crashing on Windows with any of four NTSTATUS
+codes.
 """
 
 from __future__ import annotations
@@ -114,3 +121,103 @@ def test_nvccs_error_inside_gccs_own_headers_is_the_host_headers_below_the_bar()
     # gcc's own C++ headers (include/c++/<version>/) are another row's; a project's include folder is no GCC's
     other = diagnose_text('/home/u/proj/include/foo.h(12): error: identifier "x" is undefined\n').root
     assert other.signature != "nvcc-error-in-gcc-own-header"
+
+
+# ---------------------------------------------------------------- after round A's and round B's measurements
+@pytest.mark.parametrize(
+    ("name", "cause", "signature"),
+    [
+        (
+            "nix-torchaudio-autopatchelf-libavutil-missing.log",
+            "system_library_missing",
+            "nix-auto-patchelf-dependency-missing",
+        ),
+        ("nvcc-darknet-compute30-unsupported-rtx3090.log", "cuda_arch_unsupported", "nvcc-unsupported-gpu-arch"),
+        (
+            "import-triton-libtriton-undefined-filesystem-symbol-gcc8.log",
+            "compiler_too_old",
+            "std-filesystem-in-libstdcxx-fs",
+        ),
+        (
+            "link-rocm-triton-std-filesystem-undefined-reference-gcc8.log",
+            "compiler_too_old",
+            "std-filesystem-in-libstdcxx-fs",
+        ),
+        (
+            "conda-evo2-transformer-engine-torch-113-glibc-228-unsatisfiable.log",
+            "libc_too_old",
+            "conda-nothing-provides-glibc",
+        ),
+        (
+            "import-transformer-engine-pytorch-flash-attn-package-not-found-v100.log",
+            "python_dependency_missing",
+            "importlib-metadata-package-not-found",
+        ),
+        (
+            "ext-pytorch-scatter-ppc64le-nvcc-ieee128-floatn.log",
+            "nvcc_host_stdlib_incompatible",
+            "nvcc-host-float128-type-unknown",
+        ),
+        (
+            "cmake-bls-signatures-pybind11-nonexistent-python38-include.log",
+            "python_headers_missing",
+            "cmake-imported-target-python-include-missing",
+        ),
+        (
+            "cmake-nrn-findpythonlibsnew-python36m-no-python-h.log",
+            "python_headers_missing",
+            "cmake-could-not-find-python-h",
+        ),
+        (
+            "msvc-cutlass-cudafe-crash-0xc0000409-vs2022-cuda121.log",
+            "internal_compiler_error",
+            "nvcc-tool-access-violation",
+        ),
+    ],
+)
+def test_held_out_misses_of_session_50(name: str, cause: str, signature: str):
+    """Held-out logs of batches 804-837 that both codes missed, read after the round's measurement."""
+    assert_named_by(name, "holdout", cause, signature)
+
+
+def test_a_missing_distributions_version_is_a_missing_dependency():
+    """The real importlib.metadata of this Python, asked for a distribution that is not installed."""
+    import importlib.metadata
+
+    with pytest.raises(importlib.metadata.PackageNotFoundError) as err:
+        importlib.metadata.version("torchbuild-absent-distribution")
+    line = f"importlib.metadata.PackageNotFoundError: {err.value}"
+    root = diagnose_text(line + "\n").root
+    assert (root.cause_id, root.signature) == ("python_dependency_missing", "importlib-metadata-package-not-found")
+    assert "torchbuild-absent-distribution" in root.explanation
+
+
+def test_the_solvers_glibc_problem_comes_before_its_failure_and_only_then():
+    """A conda solver failure whose problems name __glibc: the machine's glibc first, the solver second; without that
+    line the solver's failure stays the root."""
+    lines = corpus_lines("conda-evo2-transformer-engine-torch-113-glibc-228-unsatisfiable.log")
+    d = diagnose_list(lines)
+    assert [c.cause_id for c in d.causes[:2]] == ["libc_too_old", "dependency_version_conflict"]
+    assert d.causes[1].confidence <= 0.6 and ">=2.28" in d.root.explanation
+    without = diagnose_list([x for x in lines if "__glibc" not in x]).root
+    assert without.cause_id == "dependency_version_conflict"
+
+
+def test_filesystem_symbols_are_gccs_age_and_other_libstdcxx_symbols_are_not():
+    """std::filesystem's symbols (GCC 8's libstdc++fs) name the compiler; another libstdc++ symbol keeps its row."""
+    fs = diagnose_text("ImportError: /x/libtriton.so: undefined symbol: _ZNSt10filesystem4pathC1ERKS0_\n").root
+    assert fs.cause_id == "compiler_too_old"
+    other = diagnose_text(
+        "ImportError: /x/lib.so: undefined symbol: _ZNSt15__exception_ptr13exception_ptr9_M_addrefEv\n"
+    )
+    assert other.root.signature != "std-filesystem-in-libstdcxx-fs"
+
+
+@pytest.mark.parametrize("code", ["0xC0000005 (ACCESS_VIOLATION)", "0xC0000409", "0xc00000fd", "0xC0000374"])
+def test_an_nvcc_tool_that_crashed_on_windows_is_a_compiler_crash(code: str):
+    """nvcc's report of a crashed tool, for the four NTSTATUS crash codes (mingw-w64's ntstatus.h); another status is
+    not read as a crash."""
+    root = diagnose_text(f"nvcc error   : 'cudafe++' died with status {code}\n").root
+    assert (root.cause_id, root.signature) == ("internal_compiler_error", "nvcc-tool-access-violation")
+    other = diagnose_text("nvcc error   : 'cudafe++' died with status 0x00000001\n").root
+    assert other.signature != "nvcc-tool-access-violation"

@@ -53,6 +53,7 @@ RULES = (
     _libs._library_named_at_build,
     _libs._glibc_beside_glibcxx,
     _install._no_wheel_for_this_platform,
+    _install._solver_blocked_by_glibc,
     _install._conflict_before,
     _install._conflict_first,
     _build._std_old_compiler,

@@ -87,6 +87,29 @@ def _no_wheel_for_this_platform(
     return None
 
 
+#: conda's and libmamba's "could not solve" signatures, which say that the solver failed, not why.
+_CONDA_SOLVER_SIGNATURES = frozenset(
+    {"conda-unsatisfiable", "conda-unsatisfiable-with-your-system", "libmamba-could-not-solve"}
+)
+
+
+def _solver_blocked_by_glibc(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """conda's solver failed, and among its problems it says that nothing provides the __glibc a package needs: the
+    machine's glibc (conda's virtual package) is older than that package's build, the root; the solver's failure
+    comes second (ArcInstitute/evo2#130: TransformerEngine 1.13's cusparselt needs __glibc >=2.28 on Amazon Linux;
+    issue 11 batch 815 held-out, read after session 50's round A measurement)."""
+    if root.signature not in _CONDA_SOLVER_SIGNATURES:
+        return None
+    glibc = _hit_cause(hits, cause_for, lambda h: h.signature == "conda-nothing-provides-glibc")
+    if glibc is None:
+        return None
+    return [glibc, _cap(root, UNDECIDED_CAP), *rest], [
+        f"The solver's problem on line {glibc.line} is this machine's glibc, not two packages' pins."
+    ]
+
+
 def _conflict_before(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
