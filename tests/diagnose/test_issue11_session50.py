@@ -221,3 +221,14 @@ def test_an_nvcc_tool_that_crashed_on_windows_is_a_compiler_crash(code: str):
     assert (root.cause_id, root.signature) == ("internal_compiler_error", "nvcc-tool-access-violation")
     other = diagnose_text("nvcc error   : 'cudafe++' died with status 0x00000001\n").root
     assert other.signature != "nvcc-tool-access-violation"
+
+
+def test_pkg_configs_missing_openblas_is_the_blas_also_when_the_log_shows_no_error_of_its_own():
+    """Round C (batch 841 dev): scipy's meson build on macOS probing pkg-config for openblas, in a log whose only
+    error lines are pip's summaries: the reasoning now reads a hint standing alone, and pkg-config's package names
+    the library as the linkers' and CMake's messages do (knowledge/data/library_causes.toml), below the bar."""
+    root = diagnose_list(corpus_lines("build-scipy-pip-compile-macos-meson-openblas-pc-missing.log")).root
+    assert (root.cause_id, root.signature) == ("blas_not_found", "reason:blas_not_found")
+    assert root.confidence <= 0.5
+    other = diagnose_text("Package libavformat was not found in the pkg-config search path.\n").root
+    assert other.cause_id == "system_library_missing"

@@ -266,6 +266,7 @@ _BUILD_LIBRARY_SIGNATURES = frozenset(
         "msvc-lnk1104-input-lib",
         "no-rule-to-make-library",
         "ninja-missing-input-library",
+        "pkg-config-package-not-found",
     }
 )
 

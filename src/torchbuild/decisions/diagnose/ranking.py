@@ -76,7 +76,11 @@ class Diagnoser(Scanner):
                 f"The log shows no error of its own; line {ev.line} suggests {c.cause_id}, "
                 "so it is reported with low confidence."
             )
-            return Diagnosis([c], self.first_summary, stats, notes)
+            # the reasoning reads the hint like an error's match (pkg-config's missing openblas.pc is the BLAS)
+            hint_hits = [SignatureHit(h.sig.cause, h.sig.id, h.line) for h in self.hints if h.sig is not None]
+            alone = [c]
+            alone, why = reason(alone, self._ctx.ctx, [*self._hits, *hint_hits], self._cause_of_hit)  # type: ignore[assignment,arg-type]
+            return Diagnosis(alone, self.first_summary, stats, [*notes, *why])
         if not events:
             fe = self.first_summary
             read = self._concept(None)
