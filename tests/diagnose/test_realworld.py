@@ -137,9 +137,13 @@ ROWS = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
 #: 71 held out, blind; 52/71 right at its measurement, the same with the session start's code:
 #: benchmarks/eval_diagnose_issue11_session49.txt); its round B added batches 797-803 (34 logs, 18 held out, blind;
 #: 17/18 right at its measurement, the same with the start's code); after both (seen): 4866/5681 (85.7%), 45/5681
-#: (0.8%): floor and ceiling unchanged.
-ACCURACY_FLOOR = 0.855
-WRONG_HIGH_CEILING = 0.015
+#: (0.8%): floor and ceiling unchanged.  Session 50 added batches 804-845 (180 logs, 86 held out, blind, in three
+#: rounds: 44/63, 5/8 and 12/15 right at their measurements, 42/63, 5/8 and 12/15 with the start's code:
+#: benchmarks/eval_diagnose_issue11_session50.txt); after the rows read from their misses (seen): 5008/5861
+#: (85.4%), 41/5861 (0.7%), under the floor: by session 46's rule (benchmarks/realworld_protocol.md) the floor
+#: follows the corpus, rounded down to 0.005, and the ceiling its confidently-wrong rate, rounded up to 0.005.
+ACCURACY_FLOOR = 0.850
+WRONG_HIGH_CEILING = 0.010
 
 
 def _diagnose_json(path: Path) -> dict:
