@@ -25,6 +25,7 @@ from .diagnose_rules_common import (
     _cap,
     _CauseLike,
     _hit_cause,
+    _hit_first,
     _release,
     _root_line,
     _unknown,
@@ -409,15 +410,16 @@ def _cuda_arch_without_compiler(
     """CMake found no CUDA architecture after it could not identify the CUDA compiler at all ("-- The CUDA compiler
     identification is unknown" earlier: a CMAKE_CUDA_COMPILER that does not exist, as CMake 3.25.1 prints it here):
     nvcc never ran, so the toolkit is not found, not a host compiler that nvcc rejects."""
-    if root.signature != "cmake-cuda-no-working-architecture":
-        return None
-    unknown = _hit_cause(hits, cause_for, lambda h: h.signature == "cmake-cuda-compiler-identification-unknown")
-    if unknown is None:
-        return None
-    return [unknown, _cap(root, UNDECIDED_CAP), *rest], [
-        f"CMake could not identify the CUDA compiler on line {unknown.line}: nvcc did not run, so no architecture "
-        "was found because the compiler is missing, not because it rejected the host compiler."
-    ]
+    return _hit_first(
+        root,
+        rest,
+        hits,
+        cause_for,
+        roots=frozenset({"cmake-cuda-no-working-architecture"}),
+        hit="cmake-cuda-compiler-identification-unknown",
+        note="CMake could not identify the CUDA compiler on line {line}: nvcc did not run, so no architecture was "
+        "found because the compiler is missing, not because it rejected the host compiler.",
+    )
 
 
 def _old_msvc_without_torch(

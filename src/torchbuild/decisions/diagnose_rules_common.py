@@ -134,3 +134,25 @@ def _hit_cause(
 
 #: What a rule returns: the new cause list (root first) and notes, or None when it does not apply.
 Verdict = tuple[list[_CauseLike], list[str]] | None
+
+
+def _hit_first(
+    root: _CauseLike,
+    rest: list[_CauseLike],
+    hits: Sequence[SignatureHit],
+    cause_for: CauseFor,
+    *,
+    roots: frozenset[str],
+    hit: str,
+    note: str,
+) -> Verdict:
+    """When the root was named by one of the signatures ``roots`` (a message that says that a step failed, not why)
+    and the log also matched the signature ``hit`` (the line that says why), that line's cause first and the root's
+    second, capped at :data:`UNDECIDED_CAP`; ``note`` is formatted with ``line`` (the hit's line number).  None when
+    either is missing."""
+    if root.signature not in roots:
+        return None
+    why = _hit_cause(hits, cause_for, lambda h: h.signature == hit)
+    if why is None:
+        return None
+    return [why, _cap(root, UNDECIDED_CAP), *rest], [note.format(line=why.line)]

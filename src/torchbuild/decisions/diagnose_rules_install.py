@@ -19,6 +19,7 @@ from .diagnose_rules_common import (
     _cap,
     _CauseLike,
     _hit_cause,
+    _hit_first,
     _unknown,
 )
 
@@ -100,14 +101,15 @@ def _solver_blocked_by_glibc(
     machine's glibc (conda's virtual package) is older than that package's build, the root; the solver's failure
     comes second (ArcInstitute/evo2#130: TransformerEngine 1.13's cusparselt needs __glibc >=2.28 on Amazon Linux;
     issue 11 batch 815 held-out, read after session 50's round A measurement)."""
-    if root.signature not in _CONDA_SOLVER_SIGNATURES:
-        return None
-    glibc = _hit_cause(hits, cause_for, lambda h: h.signature == "conda-nothing-provides-glibc")
-    if glibc is None:
-        return None
-    return [glibc, _cap(root, UNDECIDED_CAP), *rest], [
-        f"The solver's problem on line {glibc.line} is this machine's glibc, not two packages' pins."
-    ]
+    return _hit_first(
+        root,
+        rest,
+        hits,
+        cause_for,
+        roots=_CONDA_SOLVER_SIGNATURES,
+        hit="conda-nothing-provides-glibc",
+        note="The solver's problem on line {line} is this machine's glibc, not two packages' pins.",
+    )
 
 
 def _conflict_before(
