@@ -296,11 +296,11 @@ def library_base_names(values: Mapping[str, str]) -> list[str]:
 def _library_named_at_build(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
-    """A library that a build cannot find (ld, lld, ld64, MSVC's linker, CMake's find_library, make/ninja), named
-    system_library_missing by the generic signature, whose name says which part of the stack is missing: cuDNN,
-    NVTX, the CUDA toolkit, a BLAS, Python (knowledge/data/library_causes.toml, by the library's base name).  That
-    cause comes first at the signature's confidence; the generic one stays second (NVIDIA/TransformerEngine#954:
-    find_library of "cudnn, libcudnn.so" failing, no cuDNN where CMake looked)."""
+    """A library that a build cannot find (ld, lld, ld64, MSVC's linker, CMake's find_library, make/ninja,
+    pkg-config), named system_library_missing by the generic signature, whose name says which part of the stack is
+    missing: cuDNN, NVTX, the CUDA toolkit, a BLAS, Python (knowledge/data/library_causes.toml, by the library's base
+    name).  That cause comes first at the signature's confidence; the generic one stays second
+    (NVIDIA/TransformerEngine#954: find_library of "cudnn, libcudnn.so" failing, no cuDNN where CMake looked)."""
     if root.cause_id != "system_library_missing" or root.signature not in _BUILD_LIBRARY_SIGNATURES:
         return None
     for name in library_base_names(root.values):

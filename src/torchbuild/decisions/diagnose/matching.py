@@ -85,9 +85,7 @@ def _any_case_words() -> Words:
 
 #: The key index of the last signature tuple a :class:`Scanner` was made with (the shipped one, usually):
 #: ``(signatures, words, {key: [index in signatures, ...]}, {held keys: candidate indices})``.
-_ANCHOR_INDEX: list[
-    tuple[tuple[Signature, ...], Words, dict[str, list[int]], dict[frozenset[str], tuple[int, ...]]]
-] = []
+_KEY_INDEX: list[tuple[tuple[Signature, ...], Words, dict[str, list[int]], dict[frozenset[str], tuple[int, ...]]]] = []
 #: How many distinct sets of held keys :func:`_candidates` remembers (a log repeats a few sets on most lines).
 _CANDIDATE_CACHE = 4096
 
@@ -102,21 +100,21 @@ def _keys(sig: Signature) -> tuple[str, ...]:
     return (sig.anchor,)
 
 
-def _anchor_index(
+def _key_index(
     sigs: tuple[Signature, ...],
 ) -> tuple[Words, dict[str, list[int]], dict[frozenset[str], tuple[int, ...]]]:
     """The keys of ``sigs`` (:func:`_keys`) as :class:`~torchbuild.decisions.words.Words`, for each key the indices
     of the signatures that have it (ascending), and an empty cache for :func:`_candidates`; computed once for the
     same tuple."""
-    if _ANCHOR_INDEX and _ANCHOR_INDEX[0][0] is sigs:
-        return _ANCHOR_INDEX[0][1], _ANCHOR_INDEX[0][2], _ANCHOR_INDEX[0][3]
+    if _KEY_INDEX and _KEY_INDEX[0][0] is sigs:
+        return _KEY_INDEX[0][1], _KEY_INDEX[0][2], _KEY_INDEX[0][3]
     by_key: dict[str, list[int]] = {}
     for i, s in enumerate(sigs):
         for k in _keys(s):
             by_key.setdefault(k, []).append(i)
     words = Words(by_key)
     cache: dict[frozenset[str], tuple[int, ...]] = {}
-    _ANCHOR_INDEX[:] = [(sigs, words, by_key, cache)]
+    _KEY_INDEX[:] = [(sigs, words, by_key, cache)]
     return words, by_key, cache
 
 
@@ -142,7 +140,7 @@ class Scanner:
         self.all_failures = all_failures
         self._gate = _gate_words()
         self._any_case = _any_case_words()
-        self._anchors, self._by_anchor, self._cand_cache = _anchor_index(self.sigs)
+        self._keywords, self._by_key, self._cand_cache = _key_index(self.sigs)
         self.events: list[_Event] = []
         self.events_dropped = 0
         self.steps: list[Step] = []
@@ -178,11 +176,11 @@ class Scanner:
         return self._gate.any_in(body)
 
     def _match_sigs(self, text: str) -> tuple[Signature, dict[str, str]] | None:
-        held = self._anchors.found(text)
+        held = self._keywords.found(text)
         if held:
             # the signatures one of whose keys the line holds, in their order (highest priority first)
             sigs = self.sigs
-            for i in _candidates(held, self._by_anchor, self._cand_cache):
+            for i in _candidates(held, self._by_key, self._cand_cache):
                 s = sigs[i]
                 v = s.match(text)
                 if v is not None:
