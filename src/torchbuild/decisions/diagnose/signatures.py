@@ -150,21 +150,48 @@ def _fill(template: str, values: Mapping[str, str]) -> str:
         return template
 
 
+#: A fragment's place in a pattern: ``{{name}}`` (double braces: a regex's ``{n}`` repeat keeps single ones).
+_FRAGMENT = re.compile(r"\{\{(\w+)\}\}")
+
+
+def fill_fragments(pattern: str, fragments: Mapping[str, str]) -> str:
+    """``pattern`` (a regex's source, str) with each ``{{name}}`` replaced by the regex ``fragments[name]``: a piece
+    that several rows share, written once in ``signatures/_meta.toml``'s ``[meta.fragments]`` (the folder names of
+    vendored dependencies).
+
+    :raises KnowledgeError: a ``{{name}}`` that is not a fragment (the message names it and the known ones).
+    """
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(1) not in fragments:
+            raise KnowledgeError(
+                f"knowledge/data/signatures/: the pattern {pattern!r} uses {{{{{m.group(1)}}}}}, which is not a key of "
+                f"[meta.fragments] in _meta.toml (known: {', '.join(sorted(fragments)) or 'none'})"
+            )
+        return fragments[m.group(1)]
+
+    return _FRAGMENT.sub(one, pattern) if "{{" in pattern else pattern
+
+
 @functools.lru_cache(maxsize=1)
 def load_signatures() -> tuple[Signature, ...]:
     """All signatures, highest priority first: the rows of ``signatures/`` and those
-    made from the ``[[header]]`` rows of ``headers.toml``.
+    made from the ``[[header]]`` rows of ``headers.toml``; each pattern's ``{{name}}`` is filled with its fragment
+    (:func:`fill_fragments`).
 
-    :raises KnowledgeError: when the file is missing, a row lacks a field or a
-        cause id is empty (a pattern that does not compile raises it on first use).
+    :raises KnowledgeError: when the file is missing, a row lacks a field, a cause id is
+        empty or a pattern names an unknown fragment (a pattern that does not compile
+        raises it on first use).
     """
+    fragments = load("signatures").get("meta", {}).get("fragments", {})
     out = []
     for i, row in enumerate(rows("signatures", "signature")):
         try:
             pats = row["patterns"]
             if isinstance(pats, str):
                 pats = [pats]
-            pats = tuple(pats)  # compiled on first use (every one is compiled by the tests)
+            # compiled on first use (every one is compiled by the tests)
+            pats = tuple(fill_fragments(p, fragments) for p in pats)
             out.append(
                 Signature(
                     id=row["id"],
