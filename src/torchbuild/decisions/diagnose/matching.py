@@ -22,11 +22,11 @@ from .classify import (
     _WRAP_PAD,
     _is_error_not_command,
     _kind,
-    delocalize_ascii,
     gate,
     normalize,
     unframe,
 )
+from .localize import delocalize_ascii
 from .model import CMAKE_JOIN_LINES, CONCEPT_TAIL_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine, Evidence, Step
 from .signatures import Signature, any_case_messages, load_signatures, required_text
 
