@@ -77,9 +77,7 @@ class Diagnoser(Scanner):
                 "so it is reported with low confidence."
             )
             # the reasoning reads the hint like an error's match (pkg-config's missing openblas.pc is the BLAS)
-            hint_hits = [SignatureHit(h.sig.cause, h.sig.id, h.line) for h in self.hints if h.sig is not None]
-            alone = [c]
-            alone, why = reason(alone, self._ctx.ctx, [*self._hits, *hint_hits], self._cause_of_hit)  # type: ignore[assignment,arg-type]
+            alone, why = self._reason([c])
             return Diagnosis(alone, self.first_summary, stats, [*notes, *why])
         if not events:
             fe = self.first_summary
@@ -181,10 +179,7 @@ class Diagnoser(Scanner):
                     else:
                         causes.append(self._unknown(first, step))
         # root over symptom: re-order or qualify with what else the log says (issue 11)
-        # the rules see the hints too, after every error's match (a context line such as CMake's "-- The CUDA
-        # compiler identification is unknown" that says why the error happened)
-        hint_hits = [SignatureHit(h.sig.cause, h.sig.id, h.line) for h in self.hints if h.sig is not None]
-        causes, why = reason(causes, self._ctx.ctx, [*self._hits, *hint_hits], self._cause_of_hit)  # type: ignore[assignment,arg-type]
+        causes, why = self._reason(causes)
         notes.extend(why)
         if self.all_failures:
             seen = {(causes[0].cause_id, causes[0].line)}
@@ -276,6 +271,14 @@ class Diagnoser(Scanner):
             {k: str(v) for k, v in ev.values.items()},
             step,
         )
+
+    def _reason(self, causes: list[Cause]) -> tuple[list[Cause], list[str]]:
+        """``causes`` (root first) re-ordered or qualified by the reasoning rules (:func:`.diagnose_reasons.reason`)
+        with the log's context, and the notes they add.  The rules see the hints too, after every error's match (a
+        context line such as CMake's "-- The CUDA compiler identification is unknown" that says why the error
+        happened)."""
+        hint_hits = [SignatureHit(h.sig.cause, h.sig.id, h.line) for h in self.hints if h.sig is not None]
+        return reason(causes, self._ctx.ctx, [*self._hits, *hint_hits], self._cause_of_hit)  # type: ignore[arg-type,return-value]
 
     def _cause_of_hit(self, hit: SignatureHit) -> Cause | None:
         ev = next((e for e in (*self.events, *self.hints) if e.line == hit.line and e.sig is not None), None)
