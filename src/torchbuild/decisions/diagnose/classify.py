@@ -78,6 +78,8 @@ GATE: tuple[str, ...] = (
     "emory",
     "heap space",
     "Compatibility with",
+    "compiled without support",  # old torch's cuDNN warning (knowledge: torch-built-without-cudnn-found-at-run-time)
+    "c++/4.",  # GCC 4's standard library headers in an error's notes (knowledge: gcc4-standard-library-headers)
     "ncompatib",
     "kernel image",
     "or higher",

@@ -281,7 +281,16 @@ class Diagnoser(Scanner):
         return reason(causes, self._ctx.ctx, [*self._hits, *hint_hits], self._cause_of_hit)  # type: ignore[arg-type,return-value]
 
     def _cause_of_hit(self, hit: SignatureHit) -> Cause | None:
-        ev = next((e for e in (*self.events, *self.hints) if e.line == hit.line and e.sig is not None), None)
+        # the line and the signature: a hint can share its line with the error it explains (GCC 4's header path in
+        # the error's own line), and the rule asked for the hint's cause, not the error's
+        ev = next(
+            (
+                e
+                for e in (*self.events, *self.hints)
+                if e.line == hit.line and e.sig is not None and e.sig.id == hit.signature
+            ),
+            None,
+        )
         return self._cause(ev, ev.sig.confidence) if ev is not None else None  # type: ignore[union-attr]
 
     def _concept(self, first: _Event | None) -> Cause | None:

@@ -1,0 +1,130 @@
+"""Issue 11, session 51: rows written, before the session's measurement, from the dev logs of its blind batches
+(846 on) that the start's code (23b6ff4) missed or named wrongly.
+
+* macOS's dyld missing a std symbol of the system libc++ that is not in std::__1 (libc++'s exception classes,
+  "__ZNSt19bad_optional_accessD1Ev" expected in /usr/lib/libc++.1.dylib): a binary built for a newer macOS
+  (pytorch/pytorch#126679).
+* pip finding no ninja for a package that needs it (nktice/AMD-AI#9: a ROCm wheel index without PyPI); pip's real
+  message is reproduced here with --no-index.
+* nvcc's front end failing, in any words, inside a header of the host's C++ standard library (EDG's "file(line):
+  error", its numbered form too: ComputationalRadiationPhysics/picongpu#3962, GCC 10.2's <tuple> under CUDA 11.1).
+* GCC 4's standard library headers in the notes of an error no row names (spiral-software/fftx#9): the compiler is
+  too old.  A context line, used only when the error itself is not named.
+* ptxas not knowing an instruction (NVIDIA/FasterTransformer#282): the toolkit is older than the PTX the code uses;
+  the real ptxas 13 message is reproduced here.
+* Old torch's warning that it finds cuDNN at run time but was built without it (pytorch/pytorch#573).
+* Windows' "DLL load failed: The operating system cannot run %1." for torch's _C beside another channel's MKL
+  (conda-forge/conda-forge.github.io#963): another package's build of a shared DLL.
+* The row that named a c10::ScalarType given to an older torch's at::Type torch_api_removed at 0.75 was removed: three
+  of the four seen logs with that message were labelled unknown (maskrcnn-benchmark#575, batch 865 dev, among them).
+* The reasoning rules asked for the cause of a hint on the error's own line and got the error's: the ranking now
+  matches the hint by its signature as well as its line.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import assert_named_by, corpus_lines, diagnose_list, diagnose_text, named_below_sure, run_tool
+
+
+@pytest.mark.parametrize(
+    ("name", "cause", "signature"),
+    [
+        (
+            "import-torch-macos-10.11-libc10-built-for-10.13-bad-optional-access.log",
+            "glibcxx_too_old",
+            "libcxx-symbol-not-found-macos",
+        ),
+        ("pip-exllamav2-rocm-no-matching-distribution-ninja.log", "ninja_missing", "pip-no-ninja-distribution"),
+        (
+            "nvcc-picongpu-taurus-gcc102-cuda111-tuple-pack-error.log",
+            "nvcc_host_stdlib_incompatible",
+            "nvcc-any-error-in-host-stdlib",
+        ),
+        ("cmake-fftx-summit-system-gcc48-regex-replace.log", "compiler_too_old", "gcc4-standard-library-headers"),
+        (
+            "cmake-fastertransformer-cuda10.2-ptxas-tanh-unknown-instruction.log",
+            "cuda_toolkit_too_old",
+            "ptxas-unknown-instruction",
+        ),
+        (
+            "pytorch-source-build-cudnn-not-detected-lmod-ld-library-path.log",
+            "cudnn_unusable",
+            "torch-built-without-cudnn-found-at-run-time",
+        ),
+        (
+            "import-conda-forge-windows-pytorch-conda-forge-mkl-dll-load-failed.log",
+            "dependency_version_conflict",
+            "windows-dll-load-failed-cannot-run",
+        ),
+        ("ext-maskrcnn-benchmark-nms-cpu-scalar-type-user-site-torch.log", "unknown", None),
+    ],
+)
+def test_dev_misses_of_session_51(name: str, cause: str, signature: str | None):
+    """Dev logs of batches 846 on that the start's code named unknown or another cause."""
+    assert_named_by(name, "dev", cause, signature)
+
+
+def test_pips_real_message_for_a_ninja_it_cannot_find(tmp_path: Path):
+    """pip (this interpreter's) with no index at all finds no ninja: its two lines name ninja_missing, below the bar;
+    another requirement pip cannot find is not ninja's."""
+    run = run_tool([sys.executable, "-m", "pip", "download", "--no-index", "--dest", str(tmp_path), "ninja"])
+    assert run.returncode != 0 and "No matching distribution found for ninja" in run.stderr, run.stderr
+    named_below_sure(run.stderr, "ninja_missing", "pip-no-ninja-distribution")
+    other = "ERROR: Could not find a version that satisfies the requirement ninjax (from versions: none)\n"
+    assert diagnose_text(other).root.cause_id != "ninja_missing"
+
+
+def test_real_ptxas_not_knowing_an_instruction(tmp_path: Path):
+    """The real ptxas 13 on PTX with an instruction it does not know: "Not a name of any known instruction"."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("no nvcc on this machine")
+    ptxas = shutil.which("ptxas") or str(Path(nvcc).resolve().parent / "ptxas")
+    ptx = tmp_path / "t.ptx"
+    ptx.write_text(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n .reg .f32 %f<3>;\n"
+        " tanhx.approx.f32 %f2, %f1;\n ret;\n}\n"
+    )
+    run = run_tool([ptxas, "-arch=sm_80", str(ptx), "-o", str(tmp_path / "t.cubin")])
+    out = run.stdout + run.stderr
+    assert run.returncode != 0 and "Not a name of any known instruction: 'tanhx'" in out, out
+    root = named_below_sure(out, "cuda_toolkit_too_old", "ptxas-unknown-instruction")
+    assert root.values["insn"] == "tanhx"
+
+
+def test_gcc4_headers_name_the_compiler_only_when_the_error_is_not_named():
+    """The fftx log's error (no row names regex_replace's overloads) is explained by GCC 4.8's headers in its notes;
+    an error a row names keeps its own cause beside the same notes."""
+    lines = corpus_lines("cmake-fftx-summit-system-gcc48-regex-replace.log")
+    root = diagnose_list(lines).root
+    assert (root.cause_id, root.signature) == ("compiler_too_old", "gcc4-standard-library-headers")
+    assert root.confidence < 0.7
+    named = [
+        "In file included from /usr/include/c++/4.8.2/bits/stl_algo.h:59:0,",
+        "/src/k.cu:3:10: fatal error: cuda_runtime.h: No such file or directory",
+    ]
+    assert diagnose_list(named).root.cause_id == "cuda_toolkit_incomplete"
+
+
+def test_a_hint_on_the_errors_own_line_gives_the_rule_its_own_cause():
+    """GCC 4.8's <c++0x_warning.h> error (spconv, batch 94): the line is both the C++ standard error and GCC 4's
+    header path.  The rule that puts a too-old compiler before a C++ standard error asks for the hint's cause; before
+    the ranking matched the hint by its signature it got the error's own cause back (cxx_standard_mismatch twice)."""
+    d = diagnose_list(corpus_lines("spconv-gcc485-cxx0x-warning-remove-const-t.log"))
+    assert [c.cause_id for c in d.causes[:2]] == ["compiler_too_old", "cxx_standard_mismatch"]
+
+
+def test_a_std_symbol_of_macos_libcxx_in_any_namespace():
+    """dyld's missing symbols of the system libc++ name it too old, in std::__1 or in std itself; a torch symbol
+    stays the extension's mismatch."""
+    for sym in ("__ZNSt19bad_optional_accessD1Ev", "__ZNSt3__113basic_filebufIcNS_11char_traitsIcEEE4openEPKcj"):
+        text = f"ImportError: dlopen(/x/lib/libc10.dylib, 2): Symbol not found: {sym}\n"
+        assert diagnose_text(text).root.cause_id == "glibcxx_too_old"
+    torch_sym = "ImportError: dlopen(/x/_C.so, 2): Symbol not found: __ZN2at14RecordFunctionC1ENS_11RecordScopeEb\n"
+    assert diagnose_text(torch_sym).root.cause_id == "torch_extension_mismatch"
