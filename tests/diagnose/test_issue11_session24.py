@@ -241,7 +241,9 @@ def test_a_standard_library_without_filesystem(tmp_path):
 def test_a_scalar_type_given_to_an_older_torchs_at_type(tmp_path, tool):
     """Real nvcc 13 (EDG) and g++ 12 on code that passes a c10::ScalarType where the headers' function takes an
     at::Type (torch's API before the AT_DISPATCH_* macros took ScalarType): the extension is newer than this
-    torch (xinntao/EDVR#105, batch 61 dev)."""
+    torch (xinntao/EDVR#105, batch 61 dev).  causes.md has no id for a torch older than the extension: session 51
+    removed the row that named it torch_api_removed (3 of the 4 seen logs with the message were labelled unknown,
+    the EDVR log torch_api_removed), so the message is no cause of its own now."""
     exe = shutil.which(tool)
     if exe is None:
         pytest.skip(f"needs {tool}")
@@ -253,9 +255,9 @@ def test_a_scalar_type_given_to_an_older_torchs_at_type(tmp_path, tool):
     p = _run([exe, "-c", str(src), "-o", str(tmp_path / "s.o")])
     assert p.returncode != 0
     d = _diag((p.stdout + p.stderr).splitlines())
-    assert d.root.cause_id == "torch_api_removed", (p.stdout + p.stderr, _causes(d))
-    name = "dcn-edvr-scalartype-to-at-type-old-torch.log"
-    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"]
+    assert d.root.cause_id == "unknown", (p.stdout + p.stderr, _causes(d))
+    name = "ext-maskrcnn-benchmark-nms-cpu-scalar-type-user-site-torch.log"
+    assert _diag(_lines(name)).root.cause_id == ROWS[name]["cause"] == "unknown"
 
 
 def test_the_real_loader_with_a_libgomp_older_than_the_module_wants(tmp_path):

@@ -80,6 +80,8 @@ GATE: tuple[str, ...] = (
     "Compatibility with",
     "compiled without support",  # old torch's cuDNN warning (knowledge: torch-built-without-cudnn-found-at-run-time)
     "c++/4.",  # GCC 4's standard library headers in an error's notes (knowledge: gcc4-standard-library-headers)
+    # CMake's link interface of torch's NVTX target (knowledge: torch-nvtoolsext-link-interface-nvtx-missing)
+    "torch::nvtoolsext",
     "ncompatib",
     "kernel image",
     "or higher",
