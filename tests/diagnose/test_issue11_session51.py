@@ -13,6 +13,9 @@
 * ptxas not knowing an instruction (NVIDIA/FasterTransformer#282): the toolkit is older than the PTX the code uses;
   the real ptxas 13 message is reproduced here.
 * Old torch's warning that it finds cuDNN at run time but was built without it (pytorch/pytorch#573).
+* Round C (batch 893): a module that calls the CUDA runtime's __cudaRegisterFatBinaryEnd (nvcc 13 emits the call:
+  checked with nm here) loaded with an older runtime: built with a newer CUDA (rowanz/neural-motifs#90, pmh47/dirt#48);
+  below the bar, one of four seen logs being labelled cuda_toolkit_too_old.
 * Windows' "DLL load failed: The operating system cannot run %1." for torch's _C beside another channel's MKL
   (conda-forge/conda-forge.github.io#963): another package's build of a shared DLL.
 * The row that named a c10::ScalarType given to an older torch's at::Type torch_api_removed at 0.75 was removed: three
@@ -70,6 +73,16 @@ from .conftest import assert_named_by, corpus_lines, diagnose_list, diagnose_tex
             "windows-dll-load-failed-cannot-run",
         ),
         ("ext-maskrcnn-benchmark-nms-cpu-scalar-type-user-site-torch.log", "unknown", None),
+        (
+            "import-neural-motifs-roi-crop-cudaregisterfatbinaryend.log",
+            "cuda_version_mismatch",
+            "cuda-register-fatbinary-end-undefined",
+        ),
+        (
+            "import-dirt-librasterise-cudaregisterfatbinaryend-tf.log",
+            "cuda_version_mismatch",
+            "cuda-register-fatbinary-end-undefined",
+        ),
     ],
 )
 def test_dev_misses_of_session_51(name: str, cause: str, signature: str | None):
@@ -217,3 +230,19 @@ def test_real_ninja_missing_input_under_a_vendored_folder(tmp_path: Path, missin
     out = run.stdout + run.stderr
     assert run.returncode != 0 and "missing and no known rule to make it" in out, out
     assert diagnose_text(out).root.cause_id == cause
+
+
+def test_nvcc_objects_call_register_fatbinary_end(tmp_path: Path):
+    """The fact behind cuda-register-fatbinary-end-undefined: an object the real nvcc compiles calls the CUDA
+    runtime's __cudaRegisterFatBinaryEnd (nm: undefined), so a runtime without it cannot load the module; the loader's
+    line for it names a CUDA mismatch, below the bar."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None or shutil.which("nm") is None:
+        pytest.skip("needs nvcc and nm")
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n")
+    run = run_tool([nvcc, "-c", "k.cu", "-o", "k.o"], cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    syms = run_tool(["nm", "-u", "k.o"], cwd=tmp_path).stdout.split()
+    assert "__cudaRegisterFatBinaryEnd" in syms
+    line = f"ImportError: {tmp_path}/k.so: undefined symbol: __cudaRegisterFatBinaryEnd\n"
+    named_below_sure(line, "cuda_version_mismatch", "cuda-register-fatbinary-end-undefined")
