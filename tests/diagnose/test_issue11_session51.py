@@ -28,7 +28,8 @@ read in CMake 4.4.5 from PyPI); a package's setup.py refusing the CUDA for an ar
 prebuilt library under a vendored folder is a library not installed, not a submodule; torch's torch::nvtoolsext link
 interface (torch 2.6.0's cmake/public/cuda.cmake); CUDA error code 222 in the samples' format; NVRTC not knowing the
 GPU's arch; nvcc's host_config.h refusing Intel ICX; nvcc not knowing -arch=native goes below the bar (the seen labels
-split).
+split).  After round D's (batches 894-898): torch's CUDA hooks stub, "Cannot ... without ATen_cuda library", is a
+CPU-only torch.
 """
 
 from __future__ import annotations
