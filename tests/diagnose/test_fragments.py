@@ -21,7 +21,7 @@ def test_a_fragment_is_filled_and_a_regex_repeat_is_left_alone():
 
 
 def test_an_unknown_fragment_is_a_knowledge_error_that_names_it():
-    with pytest.raises(KnowledgeError, match=r"\{\{vendored_dirs\}\}.*known: vendored_dir"):
+    with pytest.raises(KnowledgeError, match=r"\{\{vendored_dirs\}\}.*known: host_cxx_header, vendored_dir\)"):
         fill_fragments("{{vendored_dirs}}/x", load("signatures")["meta"]["fragments"])
 
 
@@ -52,3 +52,22 @@ def test_every_vendored_folder_name_reaches_every_row_that_uses_the_list(folder:
     read the one fragment, so each folder name reaches each of them."""
     root = diagnose_text(line.format(d=folder) + "\n").root
     assert (root.cause_id, root.signature) == ("submodule_missing", signature)
+
+
+@pytest.mark.parametrize("folder", ["/usr/include/c++/11", "/opt/gcc/include/c++/10.2.0", "/usr/include/c++/v1"])
+@pytest.mark.parametrize(
+    ("message", "signature"),
+    [
+        ('"constexpr" is not valid here', "nvcc-parse-error-in-host-stdlib"),
+        ('pack "_UElements" does not have the same number of elements as "_Elements"', "nvcc-any-error-in-host-stdlib"),
+    ],
+)
+def test_every_host_cxx_header_folder_reaches_both_nvcc_rows(folder: str, message: str, signature: str):
+    """The two rows for nvcc failing inside the host's C++ library headers read one fragment for the header's path
+    (GCC's include/c++/<version>/, libc++'s c++/v1/), so each folder shape reaches both."""
+    root = diagnose_text(f"{folder}/tuple(566): error: {message}\n").root
+    assert (root.cause_id, root.signature, root.values["header"]) == (
+        "nvcc_host_stdlib_incompatible",
+        signature,
+        f"{folder}/tuple",
+    )
