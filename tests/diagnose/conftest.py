@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import textwrap
 from pathlib import Path
@@ -51,6 +52,20 @@ def run_tool(
     """Run a real tool as the diagnose tests do: an argument list, output captured as text, a failure
     is not an error (the tests read what the tool printed); ``env`` replaces the environment when given."""
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+
+
+def real_nvcc() -> str:
+    """The path of the real nvcc on PATH; the test is skipped on a machine without one."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("no nvcc on this machine")
+    return nvcc
+
+
+def real_ptxas() -> str:
+    """The path of the real ptxas: the one on PATH, else the one beside :func:`real_nvcc` (a toolkit's bin/ that is
+    not on PATH); the test is skipped on a machine without nvcc."""
+    return shutil.which("ptxas") or str(Path(real_nvcc()).resolve().parent / "ptxas")
 
 
 def write_sdist(path: Path, setup_py: str) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROWS, stated
+from .conftest import ROWS, real_nvcc, real_ptxas, stated
 from .conftest import causes_of as _causes
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
@@ -21,10 +21,7 @@ from .conftest import run_tool as _run
 
 
 def _nvcc() -> str:
-    nvcc = shutil.which("nvcc")
-    if nvcc is None:
-        pytest.skip("no nvcc on this machine")
-    return nvcc
+    return real_nvcc()
 
 
 @pytest.mark.parametrize("flag", ["/wd4819", "/MD", "/EHsc"])
@@ -290,7 +287,6 @@ def test_a_pybind11_caster_of_a_torch_type_missing_is_the_extension_mismatch():
     the installed torch, when there is one), so an extension that needs it from another torch fails
     on it like on any torch symbol (pytorch/rl#1308, the batch 45 dev log, macOS's dyld)."""
     import importlib.util
-    from pathlib import Path
 
     spec = importlib.util.find_spec("torch")
     if spec is not None and spec.origin:
@@ -390,7 +386,7 @@ def test_ptx_too_new_for_the_driver_jit_or_for_the_toolkit_ptxas(tmp_path):
     toolkit's ptxas is older than the PTX, a toolkit too old.  The driver's JIT names in-memory PTX
     "application ptx input" (googlecolab/colabtools#5081, batch 53 held-out, read after the
     measurement: numba's CUDA 12.5 PTX on a driver for 12.4): the driver is too old."""
-    ptxas = shutil.which("ptxas") or str(Path(_nvcc()).resolve().parent / "ptxas")
+    ptxas = real_ptxas()
     ptx = tmp_path / "v.ptx"
     ptx.write_text("//\n.version 9.9\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n")
     p = _run([ptxas, "-arch=sm_80", str(ptx), "-o", str(tmp_path / "v.cubin")])

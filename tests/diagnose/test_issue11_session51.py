@@ -40,7 +40,16 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import assert_named_by, corpus_lines, diagnose_list, diagnose_text, named_below_sure, run_tool
+from .conftest import (
+    assert_named_by,
+    corpus_lines,
+    diagnose_list,
+    diagnose_text,
+    named_below_sure,
+    real_nvcc,
+    real_ptxas,
+    run_tool,
+)
 
 
 @pytest.mark.parametrize(
@@ -103,10 +112,7 @@ def test_pips_real_message_for_a_ninja_it_cannot_find(tmp_path: Path):
 
 def test_real_ptxas_not_knowing_an_instruction(tmp_path: Path):
     """The real ptxas 13 on PTX with an instruction it does not know: "Not a name of any known instruction"."""
-    nvcc = shutil.which("nvcc")
-    if nvcc is None:
-        pytest.skip("no nvcc on this machine")
-    ptxas = shutil.which("ptxas") or str(Path(nvcc).resolve().parent / "ptxas")
+    ptxas = real_ptxas()
     ptx = tmp_path / "t.ptx"
     ptx.write_text(
         ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n .reg .f32 %f<3>;\n"
@@ -238,9 +244,9 @@ def test_nvcc_objects_call_register_fatbinary_end(tmp_path: Path):
     """The fact behind cuda-register-fatbinary-end-undefined: an object the real nvcc compiles calls the CUDA
     runtime's __cudaRegisterFatBinaryEnd (nm: undefined), so a runtime without it cannot load the module; the loader's
     line for it names a CUDA mismatch, below the bar."""
-    nvcc = shutil.which("nvcc")
-    if nvcc is None or shutil.which("nm") is None:
-        pytest.skip("needs nvcc and nm")
+    nvcc = real_nvcc()
+    if shutil.which("nm") is None:
+        pytest.skip("needs nm")
     (tmp_path / "k.cu").write_text("__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n")
     run = run_tool([nvcc, "-c", "k.cu", "-o", "k.o"], cwd=tmp_path)
     assert run.returncode == 0, run.stderr
