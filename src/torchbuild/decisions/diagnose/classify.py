@@ -80,6 +80,9 @@ GATE: tuple[str, ...] = (
     "Compatibility with",
     "compiled without support",  # old torch's cuDNN warning (knowledge: torch-built-without-cudnn-found-at-run-time)
     "c++/4.",  # GCC 4's standard library headers in an error's notes (knowledge: gcc4-standard-library-headers)
+    # gcc -v of GCC 4 pasted beside a failed build (knowledge: gcc4-version-banner)
+    "gcc version 4.",
+    "lto-wrapper",
     # CMake's link interface of torch's NVTX target (knowledge: torch-nvtoolsext-link-interface-nvtx-missing)
     "torch::nvtoolsext",
     "ncompatib",

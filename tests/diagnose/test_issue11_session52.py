@@ -1,0 +1,73 @@
+"""Issue 11, session 52: rows written, before the session's measurement, from the dev logs of its blind batches
+(899 on) that the start's code (ff74284) missed or named wrongly.
+
+* A module in torch.compile's cache (``<tmp>/torchinductor_<user>/``, torch/_inductor/runtime/cache_dir_utils.py)
+  failing to load with an undefined symbol: the cached build of an earlier run (pytorch/pytorch#108868: deleting the
+  cache fixed it), not an old driver.  Below the sure bar: one seen thread.
+* ``gcc -v`` of GCC 4 pasted beside a failed build that names no error of its own (cupy/cupy#3973: a CuPy source
+  build on RHEL 7.7): the compiler is too old.  A context line, as GCC 4's headers in an error's notes (session 51).
+* The linker given CMake's placeholder for an NVTX library it did not find ("NvToolExt_LIBRARIES-NOTFOUND.lib",
+  kaldi-asr/kaldi#4910: CUDA 12.1 on Windows no longer ships nvToolsExt): NVTX is missing, not some system library.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import assert_named_by, diagnose_text, named_below_sure
+
+
+@pytest.mark.parametrize(
+    ("name", "cause", "signature"),
+    [
+        (
+            "import-inductor-triton-launcher-undefined-culaunchkernel-stale-cache.log",
+            "stale_build_dir",
+            "torchinductor-cache-module-undefined-symbol",
+        ),
+        ("pip-cupy-rhel77-cub-gcc485-too-old.log", "compiler_too_old", "gcc4-version-banner"),
+        ("link-kaldi-windows-cuda121-nvtoolsext-notfound-lib.log", "nvtx_missing", "nvtx-library-notfound-at-link"),
+    ],
+)
+def test_dev_misses_of_session_52(name: str, cause: str, signature: str | None):
+    """Dev logs of batches 899 on that the start's code named unknown or another cause."""
+    assert_named_by(name, "dev", cause, signature)
+
+
+def test_only_a_module_in_the_inductor_cache_is_a_stale_build():
+    """The same undefined driver symbol in a module outside torch.compile's cache keeps its own cause (an old
+    driver); inside the cache, on Windows' temporary folder too, it is the cache."""
+    cached = (
+        "ImportError: C:\\Users\\bob\\AppData\\Local\\Temp\\torchinductor_bob\\triton\\0\\ab\\__triton_launcher.pyd: "
+        "undefined symbol: cuLaunchKernelEx"
+    )
+    root = named_below_sure(cached, "stale_build_dir", "torchinductor-cache-module-undefined-symbol")
+    assert root.values["symbol"] == "cuLaunchKernelEx"
+    other = "ImportError: /usr/lib/python3/dist-packages/sgl/ops.abi3.so: undefined symbol: cuLaunchKernel"
+    assert diagnose_text(other).root.cause_id == "cuda_driver_too_old"
+
+
+def test_gcc4_banner_names_the_compiler_only_when_no_error_is_named():
+    """GCC 4's ``gcc -v`` banner explains an error no row names, below the sure bar; GCC 9's banner does not, and an
+    error a row names keeps its own cause beside GCC 4's banner."""
+    banner = "gcc version 4.8.5 20150623 (Red Hat 4.8.5-44) (GCC) "
+    odd = "/src/a.cpp:3:5: error: 'foo' was not declared in this scope"
+    root = diagnose_text(f"{odd}\n{banner}").root
+    assert (root.cause_id, root.signature, root.values["gcc"]) == ("compiler_too_old", "gcc4-version-banner", "4.8")
+    assert root.confidence < 0.7
+    assert diagnose_text(f"{odd}\ngcc version 9.4.0 (Ubuntu 9.4.0-1ubuntu1~20.04.2) ").root.cause_id == "unknown"
+    named = "/src/k.cu:3:10: fatal error: cuda_runtime.h: No such file or directory"
+    assert diagnose_text(f"{named}\n{banner}").root.cause_id == "cuda_toolkit_incomplete"
+
+
+def test_only_an_nvtx_placeholder_is_nvtx_missing():
+    """ld's and link.exe's wording of an NVTX placeholder both name nvtx_missing; another library's placeholder is
+    not NVTX's."""
+    for line in (
+        "LINK : fatal error LNK1181: cannot open input file 'nvToolsExt_LIBRARY-NOTFOUND.lib'",
+        "/usr/bin/ld: cannot find NVTX_LIBRARY-NOTFOUND: No such file or directory",
+    ):
+        root = diagnose_text(line).root
+        assert (root.cause_id, root.signature) == ("nvtx_missing", "nvtx-library-notfound-at-link"), line
+    other = "LINK : fatal error LNK1181: cannot open input file 'ZLIB_LIBRARY-NOTFOUND.lib'"
+    assert diagnose_text(other).root.cause_id != "nvtx_missing"
