@@ -8,6 +8,9 @@
   build on RHEL 7.7): the compiler is too old.  A context line, as GCC 4's headers in an error's notes (session 51).
 * The linker given CMake's placeholder for an NVTX library it did not find ("NvToolExt_LIBRARIES-NOTFOUND.lib",
   kaldi-asr/kaldi#4910: CUDA 12.1 on Windows no longer ships nvToolsExt): NVTX is missing, not some system library.
+* Round C (batches 943 on): SAM 2's own message that Python runs in the folder above its clone
+  (yangchris11/samurai#68); an ImportError typed into an interactive Python whose traceback runs a package's
+  __init__.py by a relative path: the package comes from the current folder, a source checkout (caseman/noise#13).
 """
 
 from __future__ import annotations
@@ -27,6 +30,16 @@ from .conftest import assert_named_by, diagnose_text, named_below_sure
         ),
         ("pip-cupy-rhel77-cub-gcc485-too-old.log", "compiler_too_old", "gcc4-version-banner"),
         ("link-kaldi-windows-cuda121-nvtoolsext-notfound-lib.log", "nvtx_missing", "nvtx-library-notfound-at-link"),
+        (
+            "import-samurai-sam2-package-shadowed-by-repo-parent-dir.log",
+            "import_from_source_dir",
+            "sam2-run-from-repository-parent",
+        ),
+        (
+            "import-noise-c-extension-parent-of-clone-shadows-install.log",
+            "import_from_source_dir",
+            "reason:import_from_source_dir",
+        ),
     ],
 )
 def test_dev_misses_of_session_52(name: str, cause: str, signature: str | None):
@@ -71,3 +84,23 @@ def test_only_an_nvtx_placeholder_is_nvtx_missing():
         assert (root.cause_id, root.signature) == ("nvtx_missing", "nvtx-library-notfound-at-link"), line
     other = "LINK : fatal error LNK1181: cannot open input file 'ZLIB_LIBRARY-NOTFOUND.lib'"
     assert diagnose_text(other).root.cause_id != "nvtx_missing"
+
+
+def test_a_package_run_by_a_relative_path_in_an_interactive_python():
+    """An ImportError typed into an interactive Python under a frame of a package's __init__.py by a relative path
+    names the source folder in the way, below the sure bar, with the import's own guess second; the same traceback
+    from the installed package (an absolute path), or from a script rather than an interpreter, does not."""
+    relative = """
+        Traceback (most recent call last):
+          File "<stdin>", line 1, in <module>
+          File "noise/__init__.py", line 12, in <module>
+            from . import _perlin, _simplex
+        ImportError: cannot import name _perlin
+    """
+    d = diagnose_text(relative)
+    assert (d.root.cause_id, d.root.confidence) == ("import_from_source_dir", 0.6)
+    assert d.causes[1].cause_id == "dependency_version_conflict"
+    installed = relative.replace('"noise/__init__.py"', '"/usr/lib/python3/dist-packages/noise/__init__.py"')
+    assert diagnose_text(installed).root.cause_id != "import_from_source_dir"
+    script = relative.replace('"<stdin>"', '"/home/u/run.py"')
+    assert diagnose_text(script).root.cause_id != "import_from_source_dir"

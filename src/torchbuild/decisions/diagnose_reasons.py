@@ -67,6 +67,7 @@ RULES = (
     _build._nvcc_path_failed,
     _build._std_header_error_under_nvcc,
     _build._own_module_never_built,
+    _after._package_from_current_folder,
     _after._private_module_not_built,
     _after._package_without_its_module,
     _build._build_program_not_found_windows,

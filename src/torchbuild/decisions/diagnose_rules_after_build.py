@@ -309,6 +309,45 @@ def _private_module_not_built(
     ]
 
 
+#: A traceback frame of a package's ``__init__.py`` by a relative path (``File "noise/__init__.py", line 12, in
+#: <module>``): the package was found in the current folder, not in site-packages (whose frames are absolute).
+_RELATIVE_INIT = re.compile(r'File "(?P<package>[A-Za-z_][\w.-]*)[/\\](?:[\w.-]+[/\\])*__init__\.py", line \d+')
+#: The causes an import failure of the package's own code is named with before this rule looks at its frames.
+_IMPORT_GUESSES = frozenset({"unknown", "python_dependency_missing", "dependency_version_conflict"})
+
+
+def _package_from_current_folder(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """An ImportError typed into an interactive Python (or python -c) whose traceback runs a package's
+    ``__init__.py`` by a relative path: Python found the package in the current folder, a source checkout in
+    which its compiled modules were never built, before the installed one (caseman/noise#13, issue 11 batch 946
+    dev: "cannot import name _perlin" run from the folder above the clone; cupy's and torch's source-tree logs of
+    the corpus).  The import's own guess (a missing module, another version) stays second."""
+    if not ctx.interactive or root.cause_id not in _IMPORT_GUESSES:
+        return None
+    if "ImportError" not in _root_line(root) and "ModuleNotFoundError" not in _root_line(root):
+        return None
+    m = next((m for e in getattr(root, "evidence", []) if (m := _RELATIVE_INIT.search(e.text))), None)
+    if m is None:
+        return None
+    package = m.group("package")
+    first = _as(
+        root,
+        "import_from_source_dir",
+        UNDECIDED_CAP + 0.05,
+        f"The traceback runs {package}/__init__.py by a relative path: the interactive Python imported {package} "
+        f"from the current folder (a source checkout, where its compiled modules were not built) instead of the "
+        "installed package.",
+        f"Run Python from another folder (cd out of the checkout) so that the installed {package} is imported; "
+        "or build the checkout in place (pip install -e . / python setup.py build_ext --inplace).",
+        "https://github.com/caseman/noise/issues/13",
+    )
+    return [first, _cap(root, UNDECIDED_CAP), *rest], [
+        f"{package} is imported from the current folder (a relative path in the traceback), not from site-packages."
+    ]
+
+
 def _package_without_its_module(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
