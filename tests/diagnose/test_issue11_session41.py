@@ -101,8 +101,10 @@ def test_an_extension_printing_invalid_device_function_after_its_kernel_name_has
 def test_a_cuda_math_library_name_the_toolkit_lacks_is_a_toolkit_too_old(tmp_path: Path):
     """NVIDIA/FasterTransformer#556 (batch 574 dev): CUDA 11.3's cublasLt lacks
     CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST.  The real g++ and the real nvcc (CUDA 13.0's, whose minimal
-    toolkit here has no math-library headers at all) print their wordings of a name nothing declares; both are read
-    as the toolkit older than the code, below the sure bar.  A name of another library is not."""
+    toolkit here has no math-library headers at all) print their wordings of a name nothing declares.  g++'s is read
+    as the toolkit older than the code, below the sure bar; nvcc's, since session 52, as unknown with that reading
+    second (of the seen logs with nvcc's wording, 6 of 8 were labelled unknown: names removed by a newer CUDA).  A
+    name of another library is not."""
     src = tmp_path / "a.cpp"
     src.write_text(
         "int f() { return (int)CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST + cusparseCsrSetStridedBatch(0); }\n"
@@ -122,8 +124,9 @@ def test_a_cuda_math_library_name_the_toolkit_lacks_is_a_toolkit_too_old(tmp_pat
         assert (
             'identifier "CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST" is undefined' in out.stdout + out.stderr
         )
-        root = diagnose_text(out.stdout + out.stderr).root
-        assert (root.cause_id, root.signature) == ("cuda_toolkit_too_old", "cuda-math-library-api-undefined-nvcc")
+        d = diagnose_text(out.stdout + out.stderr)
+        assert (d.root.cause_id, d.causes[1].cause_id) == ("unknown", "cuda_toolkit_too_old")
+        assert d.causes[1].signature == "cuda-math-library-api-undefined-nvcc"
     assert_dev_log(
         "build-fastertransformer-cublaslt-pointer-mode-undeclared-cuda113.log", 574, "cuda_toolkit_too_old", 0.5
     )

@@ -66,6 +66,7 @@ RULES = (
     _build._cuda_too_old_or_no_nvcc,
     _build._nvcc_path_failed,
     _build._std_header_error_under_nvcc,
+    _build._math_library_api_either_way,
     _build._own_module_never_built,
     _after._package_from_current_folder,
     _after._private_module_not_built,

@@ -273,6 +273,27 @@ def _std_header_error_under_nvcc(
     return [first, *rest], ["The first error is in the C++ standard library's headers, and nvcc is compiling."]
 
 
+def _math_library_api_either_way(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """nvcc not knowing a cuBLAS/cuSPARSE/cuSOLVER name (signature ``cuda-math-library-api-undefined-nvcc``): the
+    toolkit is older than the code, or newer and the name was removed (cuSPARSE's legacy csrmm/csrmv API and
+    CUSPARSE_MM_ALG_DEFAULT under CUDA 11/12: pytorch 1.5's SparseCUDABlas.cu, kokkos-kernels, mfem; issue 11
+    batches 918 and 943 on).  No cause id names a toolkit newer than the code, and of the seen logs with such a root
+    6 of 8 were labelled unknown, so the answer is unknown with both readings, the old toolkit second."""
+    if root.signature != "cuda-math-library-api-undefined-nvcc":
+        return None
+    api = root.values.get("api", "the name")
+    first = _unknown(
+        root,
+        f"This CUDA's math-library headers do not declare {api}: either the toolkit is older than the code needs, or "
+        "newer, and the name was removed (cuSPARSE's legacy API went in CUDA 11 and 12).",
+        f"Look up {api} in the CUDA release notes: build with the CUDA the project supports, or a release of the "
+        "project written for this CUDA.",
+    )
+    return [first, _cap(root, UNDECIDED_CAP), *rest], [f"{api} may be too new or already removed for this CUDA."]
+
+
 #: Causes that stop a package's own compiled module from being built (see :func:`_own_module_never_built`).
 _BUILD_BLOCKERS = (
     "compiler_missing",

@@ -83,6 +83,8 @@ GATE: tuple[str, ...] = (
     # gcc -v of GCC 4 pasted beside a failed build (knowledge: gcc4-version-banner)
     "gcc version 4.",
     "lto-wrapper",
+    # gcc's "'X' was not declared in this scope" retyped without its "file:line: error:" (CharlesShang/DCNv2#89)
+    "not declared",
     # CMake's link interface of torch's NVTX target (knowledge: torch-nvtoolsext-link-interface-nvtx-missing)
     "torch::nvtoolsext",
     "ncompatib",
