@@ -167,15 +167,18 @@ def test_jax_finding_an_older_cudnn_beside_torch():
 def test_an_undefined_symbol_of_torchs_python_c_api_is_a_torch_symbol():
     """THPVariableClass is one of libtorch_python's own C symbols (exported by torch 2.13's libtorch_python, read with
     nm): an extension missing it was built for another torch (SeanNaren/warp-ctc#160, batch 127 dev), or was imported
-    before torch (the batch 11 dev log): below 0.7, as for every undefined torch symbol."""
+    before torch (the batch 11 dev log).  Since session 52 the answer is unknown with another torch second, below 0.7
+    (8 of the 9 seen logs with this symbol missing are labelled unknown: a module that does not link torch_python;
+    tests/diagnose/test_issue11_session52.py builds one)."""
     torch = pytest.importorskip("torch")  # the installed torch: its libtorch_python
     lib = Path(torch.__file__).parent / "lib" / "libtorch_python.so"
     exported = _run(["nm", "-D", "--defined-only", str(lib)]).stdout
     assert " THPVariableClass\n" in exported
     name = next(f for f in ROWS if f.startswith("import-warpctc-pytorch-undefined-symbol-thpvariableclass"))
     d = _diag(_lines(name))
-    assert d.root.cause_id == ROWS[name]["cause"] == "torch_extension_mismatch", _causes(d)
-    assert d.root.values["symbol"] == "THPVariableClass" and d.root.confidence < 0.7
+    assert ROWS[name]["cause"] == "torch_extension_mismatch"
+    assert (d.root.cause_id, d.causes[1].cause_id) == ("unknown", "torch_extension_mismatch"), _causes(d)
+    assert d.causes[1].values["symbol"] == "THPVariableClass" and d.causes[1].confidence < 0.7
 
 
 # ---------------------------------------------------------------- from round A's held-out misses (seen)

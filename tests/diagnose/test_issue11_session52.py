@@ -15,14 +15,23 @@
 After the measurement (held-out logs of batches 899-952, then read): gcc's "'X' was not declared in this scope"
 retyped without its "file:line: error:" is looked at (CharlesShang/DCNv2#89: THFloatBlas_gemv, removed from torch
 1.7); nvcc not knowing a cuBLAS/cuSPARSE name is unknown, the old toolkit second: the name may be newer than the
-toolkit or already removed from it (the seen labels: 6 of 8 unknown).
+toolkit or already removed from it (the seen labels: 6 of 8 unknown).  An extension missing THPVariableClass is
+unknown, another torch second: a module that does not link torch_python, or is imported before torch (8 of 9 seen
+logs unknown); reproduced with a real module built here.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
+
 import pytest
 
-from .conftest import assert_named_by, diagnose_text, named_below_sure
+from .conftest import assert_named_by, diagnose_text, named_below_sure, run_tool
 
 
 @pytest.mark.parametrize(
@@ -133,3 +142,49 @@ def test_a_math_library_name_nvcc_does_not_know_is_either_way():
     assert d.causes[1].cause_id == "cuda_toolkit_too_old" and d.causes[1].confidence < 0.7
     bf16 = 'csrc/fused.cu(33): error: identifier "CUDA_R_16BF" is undefined'
     assert diagnose_text(bf16).root.cause_id == "cuda_toolkit_too_old"
+
+
+_THP_MODULE = """
+#include <Python.h>
+extern PyObject* THPVariableClass;
+static PyObject* f(PyObject* s, PyObject* a) { PyObject* r = THPVariableClass; Py_INCREF(r); return r; }
+static PyMethodDef m[] = {{"f", f, METH_NOARGS, ""}, {0}};
+static struct PyModuleDef d = {PyModuleDef_HEAD_INIT, "thpext", 0, -1, m};
+PyMODINIT_FUNC PyInit_thpext(void) { return PyModule_Create(&d); }
+"""
+
+
+def test_a_real_module_missing_thpvariableclass(tmp_path: Path):
+    """A real module built here with gcc that uses THPVariableClass without linking torch_python: the installed
+    torch defines the symbol in libtorch_python (read with pyelftools), the import fails with the loader's real
+    message even after ``import torch`` (torch keeps its symbols local), and TORCH_USE_RTLD_GLOBAL=YES, the fix the
+    explanation gives, makes it load.  diagnose names it unknown, another torch second."""
+    spec = importlib.util.find_spec("torch")
+    gcc = shutil.which("gcc")
+    if spec is None or not spec.origin or gcc is None:
+        pytest.skip("needs the installed torch (scripts/setup-tests) and gcc")
+    from elftools.elf.elffile import ELFFile
+
+    with open(Path(spec.origin).parent / "lib" / "libtorch_python.so", "rb") as f:
+        defined = {
+            s.name for s in ELFFile(f).get_section_by_name(".dynsym").iter_symbols() if s["st_shndx"] != "SHN_UNDEF"
+        }
+    assert "THPVariableClass" in defined
+    (tmp_path / "thpext.c").write_text(_THP_MODULE)
+    ext = tmp_path / f"thpext{sysconfig.get_config_var('EXT_SUFFIX')}"
+    include = sysconfig.get_paths()["include"]
+    built = run_tool([gcc, "-shared", "-fPIC", f"-I{include}", str(tmp_path / "thpext.c"), "-o", str(ext)])
+    assert built.returncode == 0, built.stderr
+    env = {k: v for k, v in os.environ.items() if k != "TORCH_USE_RTLD_GLOBAL"}
+    run = run_tool([sys.executable, "-c", "import torch, thpext"], cwd=tmp_path, env=env)
+    assert run.returncode != 0 and "undefined symbol: THPVariableClass" in run.stderr, run.stderr
+    d = diagnose_text(run.stderr)
+    assert (d.root.cause_id, d.root.signature) == ("unknown", None)
+    assert "torch_python" in d.root.explanation and "TORCH_USE_RTLD_GLOBAL" in d.root.fix
+    assert d.causes[1].cause_id == "torch_extension_mismatch" and d.causes[1].confidence < 0.7
+    fixed = run_tool(
+        [sys.executable, "-c", "import torch, thpext; print(thpext.f().__name__)"],
+        cwd=tmp_path,
+        env={**env, "TORCH_USE_RTLD_GLOBAL": "YES"},
+    )
+    assert fixed.returncode == 0 and fixed.stdout.strip() == "Tensor", fixed.stderr

@@ -41,6 +41,7 @@ __all__ = ["LogContext", "ContextCollector", "reason", "UNDECIDED_CAP", "Signatu
 RULES = (
     _after._frozen_app_bundle,
     _install._torch_replaced_by_installer,
+    _after._torch_python_not_loaded_first,
     _after._stale_jit_cache,
     _after._abi_or_version,
     _after._extension_built_without_cuda,

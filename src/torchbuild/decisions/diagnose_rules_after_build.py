@@ -191,6 +191,30 @@ def _extension_compiled_for_other_cuda(
     ]
 
 
+def _torch_python_not_loaded_first(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """An extension missing ``THPVariableClass``: that symbol is defined in torch's libtorch_python (its dynamic
+    symbol table, read in the test), which torch loads without making its symbols global, so a module that does not
+    link torch_python itself cannot see it, imported first or not; one that links it without an RPATH loads only
+    after ``import torch`` (both reproduced with a real module in tests/diagnose/test_issue11_session52.py;
+    pytorch/extension-cpp#6: import torch first; hjwdzh/DeepLM#15: TORCH_USE_RTLD_GLOBAL=YES).  No cause id names
+    that, and of the seen logs with this symbol missing 8 of 9 were labelled unknown, so the answer is unknown with
+    what to do; another torch stays second."""
+    if root.signature != "undefined-symbol-torch" or "THPVariableClass" not in _root_line(root):
+        return None
+    first = _unknown(
+        root,
+        "The module needs THPVariableClass, which lives in torch's libtorch_python: the module does not link "
+        "torch_python itself and so cannot see it (torch keeps its symbols local), or it was imported before torch.",
+        "Import torch before the module; if that does not help, link the module against torch_python (as "
+        "torch.utils.cpp_extension's CppExtension does) or run with TORCH_USE_RTLD_GLOBAL=YES.",
+    )
+    return [first, _cap(root, UNDECIDED_CAP), *rest], [
+        "THPVariableClass is torch's own Python binding, in libtorch_python: a linking or import-order problem."
+    ]
+
+
 #: A module in torch's JIT build cache: ``<TORCH_EXTENSIONS_DIR or ~/.cache/torch_extensions>/py<XY>_cu<ZZZ>/<name>/``.
 _JIT_CACHE = re.compile(r"[/\\]torch_extensions[/\\](?:py\d+\w*_(?:cu\d+|cpu|rocm[\d.]+)[/\\])?(?P<name>[\w.-]+)[/\\]")
 
