@@ -279,7 +279,7 @@ def _math_library_api_either_way(
     """nvcc not knowing a cuBLAS/cuSPARSE/cuSOLVER name (signature ``cuda-math-library-api-undefined-nvcc``): the
     toolkit is older than the code, or newer and the name was removed (cuSPARSE's legacy csrmm/csrmv API and
     CUSPARSE_MM_ALG_DEFAULT under CUDA 11/12: pytorch 1.5's SparseCUDABlas.cu, kokkos-kernels, mfem; issue 11
-    batches 918 and 943 on).  No cause id names a toolkit newer than the code, and of the seen logs with such a root
+    batch 918).  No cause id names a toolkit newer than the code, and of the seen logs with such a root
     6 of 8 were labelled unknown, so the answer is unknown with both readings, the old toolkit second."""
     if root.signature != "cuda-math-library-api-undefined-nvcc":
         return None
