@@ -26,6 +26,7 @@ from .diagnose_rules_common import (
     _site,
     _torch_new_abi,
     _unknown,
+    _unknown_ahead,
 )
 
 
@@ -136,16 +137,15 @@ def _extension_built_without_cuda(
     ext = root.values.get("ext", "the extension")
     if not re.search(rf"{re.escape(ext)} has CUDA [Vv]ersion[= ]*0\.0\b", text):
         return None
-    first = _unknown(
+    return _unknown_ahead(
         root,
+        rest,
         f"{ext} was built without CUDA (its CUDA version is 0.0), not for another CUDA: where it was "
         "compiled, its setup.py saw no GPU or no nvcc and built the CPU-only variant.",
         f"Rebuild {ext} with CUDA forced on where no GPU is visible (FORCE_CUDA=1, with nvcc on PATH and "
         f"TORCH_CUDA_ARCH_LIST set), or install its prebuilt wheel for this torch and CUDA.",
+        f"{ext} reports CUDA 0.0: a CPU-only build of it, not a CUDA mismatch.",
     )
-    return [first, _cap(root, UNDECIDED_CAP), *rest], [
-        f"{ext} reports CUDA 0.0: a CPU-only build of it, not a CUDA mismatch."
-    ]
 
 
 def _extension_compiled_for_other_cuda(
@@ -203,16 +203,15 @@ def _torch_python_not_loaded_first(
     what to do; another torch stays second."""
     if root.signature != "undefined-symbol-torch" or "THPVariableClass" not in _root_line(root):
         return None
-    first = _unknown(
+    return _unknown_ahead(
         root,
+        rest,
         "The module needs THPVariableClass, which lives in torch's libtorch_python: the module does not link "
         "torch_python itself and so cannot see it (torch keeps its symbols local), or it was imported before torch.",
         "Import torch before the module; if that does not help, link the module against torch_python (as "
         "torch.utils.cpp_extension's CppExtension does) or run with TORCH_USE_RTLD_GLOBAL=YES.",
+        "THPVariableClass is torch's own Python binding, in libtorch_python: a linking or import-order problem.",
     )
-    return [first, _cap(root, UNDECIDED_CAP), *rest], [
-        "THPVariableClass is torch's own Python binding, in libtorch_python: a linking or import-order problem."
-    ]
 
 
 #: A module in torch's JIT build cache: ``<TORCH_EXTENSIONS_DIR or ~/.cache/torch_extensions>/py<XY>_cu<ZZZ>/<name>/``.
@@ -320,17 +319,16 @@ def _private_module_not_built(
     if root.signature != "module-not-found-compiled":
         return None
     module = root.values.get("module", "")
-    first = _unknown(
+    return _unknown_ahead(
         root,
+        rest,
         f"'{module}' is named like a compiled module of the project itself (not a package on PyPI): it was not "
         "built, not installed into this Python, or built for another Python version.",
         f"Build the project's extension in this environment (pip install . / python setup.py build_ext --inplace, "
         f"or the project's own build script for {module}) and check that build's log; a prebuilt {module} must "
         "match this Python's version.",
+        f"'{module}' is a compiled module of the project, not a missing distribution.",
     )
-    return [first, _cap(root, UNDECIDED_CAP), *rest], [
-        f"'{module}' is a compiled module of the project, not a missing distribution."
-    ]
 
 
 #: A traceback frame of a package's ``__init__.py`` by a relative path (``File "noise/__init__.py", line 12, in
@@ -425,8 +423,9 @@ def _package_without_its_module(
         return [first, _cap(root, UNDECIDED_CAP), *rest], [
             f"The log says in words that {package} is imported from its source directory."
         ]
-    first = _unknown(
+    return _unknown_ahead(
         root,
+        rest,
         f"Python found the package '{package}' but not its module '{module}'. The log does not tell which of "
         f"these it is: {package}'s compiled part was never built, an unbuilt source folder named {package} "
         f"shadows the installed package (Python started inside the source tree), or the installed release of "
@@ -435,11 +434,9 @@ def _package_without_its_module(
         f"run Python outside the source folder; build the package in place or install it (pip install .), "
         f"and read that build's log; or install the {package} release that has '{module}' (the version the "
         "code was written for).",
-    )
-    return [first, _cap(root, UNDECIDED_CAP), *rest], [
         f"'{module}' is missing from an installed or present package '{package}': not built, shadowed, or "
-        "another version; not a distribution to install."
-    ]
+        "another version; not a distribution to install.",
+    )
 
 
 def _says_source_dir(text: str) -> bool:
@@ -476,14 +473,13 @@ def _frozen_app_bundle(
     corpus (batch 203 dev): PyInstaller without torch's hidden imports, cx_Freeze without cuDNN's DLLs."""
     if not ctx.frozen or root.cause_id not in _BUNDLE_SYMPTOMS:
         return None
-    first = _unknown(
+    return _unknown_ahead(
         root,
+        rest,
         "The program is a frozen application (PyInstaller or cx_Freeze): its torch is the copy the bundler "
         "collected, and the bundle lacks one of torch's modules or libraries, which the normal install has.",
         "Make the bundler collect all of torch: PyInstaller --collect-all torch (or collect_all('torch') / "
         "collect_dynamic_libs('torch') and hiddenimports in the .spec file), cx_Freeze packages=['torch'] with "
         "its lib folder included; check that the bundle's torch/lib holds every DLL/.so of site-packages/torch/lib.",
+        "The traceback runs inside a frozen application, so the missing piece is the bundle's.",
     )
-    return [first, _cap(root, UNDECIDED_CAP), *rest], [
-        "The traceback runs inside a frozen application, so the missing piece is the bundle's."
-    ]

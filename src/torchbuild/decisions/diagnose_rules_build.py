@@ -29,6 +29,7 @@ from .diagnose_rules_common import (
     _release,
     _root_line,
     _unknown,
+    _unknown_ahead,
 )
 
 #: Signatures of a build script that refuses the CUDA version it read from nvcc (see
@@ -284,14 +285,15 @@ def _math_library_api_either_way(
     if root.signature != "cuda-math-library-api-undefined-nvcc":
         return None
     api = root.values.get("api", "the name")
-    first = _unknown(
+    return _unknown_ahead(
         root,
+        rest,
         f"This CUDA's math-library headers do not declare {api}: either the toolkit is older than the code needs, or "
         "newer, and the name was removed (cuSPARSE's legacy API went in CUDA 11 and 12).",
         f"Look up {api} in the CUDA release notes: build with the CUDA the project supports, or a release of the "
         "project written for this CUDA.",
+        f"{api} may be too new or already removed for this CUDA.",
     )
-    return [first, _cap(root, UNDECIDED_CAP), *rest], [f"{api} may be too new or already removed for this CUDA."]
 
 
 #: Causes that stop a package's own compiled module from being built (see :func:`_own_module_never_built`).
@@ -483,14 +485,13 @@ def _same_cuda_twice(
     seen = ctx.cuda_install_versions
     if len(seen) < 2 or len(set(seen[:2])) != 1:
         return None
-    first = _unknown(
+    return _unknown_ahead(
         root,
+        rest,
         f"PyTorch's CMake reports two CUDA installs, but both are CUDA {seen[0]}: one toolkit reached by two paths "
         "(a symlink such as /usr/local/cuda -> /usr/local/cuda-X.Y). The check of torch 2.1's cuda.cmake compared "
         "the folders, not the versions, so it fails here although nothing conflicts.",
         "Point every CUDA variable at the same path (CUDA_PATH, CUDA_HOME and CUDAToolkit_ROOT to the real folder, "
         "e.g. /usr/local/cuda-X.Y, with its bin first on PATH), or use a torch whose cuda.cmake compares versions.",
+        f"Both installs print CUDA {seen[0]}: the same toolkit through two paths, not a version conflict.",
     )
-    return [first, _cap(root, UNDECIDED_CAP), *rest], [
-        f"Both installs print CUDA {seen[0]}: the same toolkit through two paths, not a version conflict."
-    ]

@@ -80,6 +80,13 @@ def _unknown(c: _CauseLike, explanation: str, fix: str) -> _CauseLike:
     return replace(out, signature=None)  # type: ignore[type-var]
 
 
+def _unknown_ahead(root: _CauseLike, rest: list[_CauseLike], explanation: str, fix: str, note: str) -> Verdict:
+    """The verdict of a rule whose log cannot tell the root's cause from another: ``root`` turned into ``unknown``
+    with ``explanation`` and ``fix`` (:func:`_unknown`) first, the root's own reading second at most at
+    :data:`UNDECIDED_CAP`, then ``rest``; ``note`` is the rule's one-line note for the person."""
+    return [_unknown(root, explanation, fix), _cap(root, UNDECIDED_CAP), *rest], [note]
+
+
 def _release(version: str) -> tuple[int, int] | None:
     """``(major, minor)`` of a torch version as logs print it (``2.7.0+cu126``, ``1.4``,
     ``1.9.1.post3``), or None when it does not start with two numbers."""
