@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sysconfig
 import textwrap
 from pathlib import Path
 
@@ -66,6 +67,22 @@ def real_ptxas() -> str:
     """The path of the real ptxas: the one on PATH, else the one beside :func:`real_nvcc` (a toolkit's bin/ that is
     not on PATH); the test is skipped on a machine without nvcc."""
     return shutil.which("ptxas") or str(Path(real_nvcc()).resolve().parent / "ptxas")
+
+
+def build_python_module(tmp_path: Path, name: str, source: str) -> Path:
+    """Build the C ``source`` into the Python extension module ``name`` in ``tmp_path``, with the real gcc and this
+    Python's headers (``<name><EXT_SUFFIX>``; a shared object may keep undefined symbols, which the loader then names
+    at import); returns its path.  The test is skipped on a machine without gcc; a failed compile fails it."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("needs gcc")
+    src = tmp_path / f"{name}.c"
+    src.write_text(source)
+    so = tmp_path / f"{name}{sysconfig.get_config_var('EXT_SUFFIX')}"
+    include = sysconfig.get_paths()["include"]
+    built = run_tool([gcc, "-shared", "-fPIC", f"-I{include}", str(src), "-o", str(so)], cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    return so
 
 
 def write_sdist(path: Path, setup_py: str) -> Path:

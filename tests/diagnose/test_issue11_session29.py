@@ -10,13 +10,12 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from .conftest import ROWS, assert_dev_log, causes_of
+from .conftest import ROWS, assert_dev_log, build_python_module, causes_of
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
 from .conftest import run_tool as _run
@@ -72,19 +71,16 @@ def _module_needing(tmp_path: Path, name: str, symbol: str) -> str:
     """Build a Python extension module ``name`` whose function calls the C function ``symbol``, which
     nothing defines (a shared object may keep undefined symbols), and import it in a child Python:
     the loader's own ImportError."""
-    src = tmp_path / f"{name}.c"
-    src.write_text(
+    build_python_module(
+        tmp_path,
+        name,
         "#include <Python.h>\n"
         f"void {symbol}(void);\n"
         f"static PyObject* f(PyObject* s, PyObject* a) {{ {symbol}(); Py_RETURN_NONE; }}\n"
         'static PyMethodDef M[] = {{"f", f, METH_NOARGS, 0}, {0}};\n'
         f'static struct PyModuleDef D = {{PyModuleDef_HEAD_INIT, "{name}", 0, -1, M}};\n'
-        f"PyMODINIT_FUNC PyInit_{name}(void) {{ return PyModule_Create(&D); }}\n"
+        f"PyMODINIT_FUNC PyInit_{name}(void) {{ return PyModule_Create(&D); }}\n",
     )
-    so = tmp_path / f"{name}{sysconfig.get_config_var('EXT_SUFFIX')}"
-    inc = sysconfig.get_paths()["include"]
-    built = _run([GCC, "-shared", "-fPIC", f"-I{inc}", str(src), "-o", str(so)], cwd=tmp_path)
-    assert built.returncode == 0, built.stderr
     proc = _run([sys.executable, "-c", f"import {name}"], cwd=tmp_path)
     assert f"undefined symbol: {symbol}" in proc.stderr, proc.stderr
     return proc.stderr

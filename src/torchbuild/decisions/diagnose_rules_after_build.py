@@ -348,7 +348,8 @@ def _package_from_current_folder(
     the corpus).  The import's own guess (a missing module, another version) stays second."""
     if not ctx.interactive or root.cause_id not in _IMPORT_GUESSES:
         return None
-    if "ImportError" not in _root_line(root) and "ModuleNotFoundError" not in _root_line(root):
+    line = _root_line(root)
+    if "ImportError" not in line and "ModuleNotFoundError" not in line:
         return None
     m = next((m for e in getattr(root, "evidence", []) if (m := _RELATIVE_INIT.search(e.text))), None)
     if m is None:
