@@ -326,9 +326,13 @@ def _is_error_not_command(body: str, match) -> bool:  # type: ignore[no-untyped-
     return bool(_ERROR.search(body) or match(body) is not None)
 
 
-#: A compiler diagnostic: ``path:12:3: error:``, ``path(12): fatal error C1189:``, ``#error``.
+#: A compiler diagnostic: ``path:12:3: error:``, ``path(12): fatal error C1189:``, ``#error``, or a CUDA tool's
+#: own (``nvcc fatal   : A single input file is required ...``, ``ptxas error   :``), which starts with the tool's
+#: name like its command would (0xShug0/audio.cpp#93, issue 11 batch 962 dev: a Windows paste of FAILED: lines
+#: and nvcc's message, without the commands).
 _DIAG_SHAPE = re.compile(
     r"^\S+?(?::\d+(?::\d+)?:|\(\d+\)\s*:)\s*(?:fatal\s+)?error\b|^#error\b|^\S+:\s*(?:fatal\s+)?error:"
+    r"|^[\w.+-]+(?:\.exe)?\s+(?:fatal|error)\s*:\s"
 )
 #: A command line after FAILED: (a compiler, a tool, a path, an env assignment, cmd.exe).
 _COMMANDISH = re.compile(

@@ -1,0 +1,193 @@
+"""Issue 11, session 53: rows written, before the session's measurement, from the dev logs of its blind batches
+(953 on) that the start's code (f46dbbe) missed or named wrongly.
+
+* An argument that a call into torch's C++ API no longer takes ("cannot convert 'bool' to 'c10d::OpType'":
+  FasterTransformer's GLM op against a newer ProcessGroupNCCL, zai-org/GLM-130B#42): torch changed the API.  Below
+  the sure bar, as the other call-site rows of torch_api_removed: the code may be the newer one.
+* CUDA's own fp16/bf16 headers whose <nv/target> macros (NV_IF_ELSE_TARGET) the compiler does not define
+  (NVIDIA/TransformerEngine#1018: NVRTC given another CUDA's headers): the headers and the compiler come from
+  different CUDA releases.  Below the sure bar: one seen thread.
+* A Triton kernel using a triton.language name the installed Triton lacks (Liger-Kernel's ``.cast`` on an older
+  torch's Triton, hiyouga/LlamaFactory#5784): the torch/Triton pair is older than the package needs.
+* SCons's ``Failed to import ninja`` (godotengine/godot#97729): the ninja Python package is missing.
+* pybind11's main header missing is pybind11 not installed (system package, two seen threads), no longer a
+  submodule; a missing other pybind11 header beside a found pybind11.h is an old pybind11 (robocomp/robocomp#304,
+  zxing-cpp/zxing-cpp#561), which no listed cause names.
+* A ninja ``FAILED:`` line followed directly by nvcc's own message (a paste without the command,
+  0xShug0/audio.cpp#93): that line is the error, not the step's command.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .conftest import assert_named_by, diagnose_text, named_below_sure, real_nvcc, run_tool
+
+
+@pytest.mark.parametrize(
+    ("name", "cause", "signature"),
+    [
+        (
+            "linux-fastertransformer-glm-th-op-nccl-optype-bool.log",
+            "torch_api_removed",
+            "torch-cxx-argument-cannot-convert",
+        ),
+        (
+            "linux-transformerengine-nvrtc-cuda-headers-mismatch.log",
+            "cuda_version_mismatch",
+            "cuda-header-nv-target-macros-undefined",
+        ),
+        (
+            "linux-llamafactory-liger-swiglu-triton-tensor-no-cast.log",
+            "dependency_version_conflict",
+            "triton-kernel-language-api-missing",
+        ),
+        ("scons-godot-ninja-option-python-module-missing.log", "ninja_missing", "scons-ninja-module-missing"),
+        ("ipex-torch-ccl-pybind11-header-missing.log", "system_library_missing", "pybind11-main-header-missing"),
+        (
+            "build-bazel-pytorch-c-so-pybind11-header-missing.log",
+            "system_library_missing",
+            "pybind11-main-header-missing",
+        ),
+        ("linux-robocomp-dsr-ppa-pybind11-iostream-h-missing.log", "unknown", None),
+        ("cmake-zxing-cpp-python-wrapper-ros-pybind11-numpy-h-missing.log", "unknown", None),
+        (
+            "nvcc-audiocpp-windows-openmp-experimental-single-input-file.log",
+            "nvcc_unknown_host_flag",
+            "nvcc-extra-input-file",
+        ),
+    ],
+)
+def test_dev_misses_of_session_53(name: str, cause: str, signature: str | None):
+    """Dev logs of batches 953 on that the start's code named unknown or another cause."""
+    assert_named_by(name, "dev", cause, signature)
+
+
+def _gcc_errors(tmp_path: Path, namespace: str) -> str:
+    """Compile, with the real g++, a call that passes ``true`` to ``<namespace>::broadcastUniqueNCCLID``, declared in
+    include/<namespace>/ProcessGroupNCCL.hpp to take an enum ``<namespace>::OpType`` (as the newer torch of
+    zai-org/GLM-130B#42 does); returns g++'s stderr (the compile must fail).  Skipped without g++."""
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("needs g++")
+    (tmp_path / "include" / namespace).mkdir(parents=True)
+    (tmp_path / "include" / namespace / "ProcessGroupNCCL.hpp").write_text(
+        f"namespace {namespace} {{ enum class OpType {{ SEND }}; void broadcastUniqueNCCLID(void*, OpType); }}\n"
+    )
+    (tmp_path / "op.cc").write_text(
+        f'#include "{namespace}/ProcessGroupNCCL.hpp"\n'
+        f"void getcomm() {{ {namespace}::broadcastUniqueNCCLID(nullptr, true); }}\n"
+    )
+    run = run_tool([gxx, "-c", "-Iinclude", "op.cc", "-o", "op.o"], cwd=tmp_path)
+    assert run.returncode != 0, run.stdout
+    return run.stderr
+
+
+def test_an_argument_torch_no_longer_takes_with_the_real_gcc(tmp_path: Path):
+    """The real g++'s error for a bool passed where a torch-like header now declares c10d::OpType names the changed
+    API; the same error for a type outside torch's namespaces (the project's own API) is not this row's."""
+    errors = _gcc_errors(tmp_path / "torch", "c10d")
+    assert "cannot convert" in errors and "c10d::OpType" in errors
+    named_below_sure(errors, "torch_api_removed", "torch-cxx-argument-cannot-convert")
+
+    errors = _gcc_errors(tmp_path / "own", "myproj")
+    assert "cannot convert" in errors and "myproj::OpType" in errors
+    assert diagnose_text(errors).causes[0].signature != "torch-cxx-argument-cannot-convert"
+
+
+def test_the_same_error_inside_torchs_own_sources_is_not_an_api_change():
+    """A build of torch itself (the file under torch/csrc) failing this way is not an extension behind torch's API."""
+    line = "/src/pytorch/torch/csrc/distributed/c10d/init.cpp:40:17: error: cannot convert ‘bool’ to ‘c10d::OpType’"
+    assert diagnose_text(line).causes[0].signature != "torch-cxx-argument-cannot-convert"
+
+
+def test_cuda_headers_whose_nv_target_macros_the_real_nvcc_does_not_define(tmp_path: Path):
+    """The real nvcc given a cuda_bf16.hpp on the include path whose <nv/target> macros it does not define (as
+    another CUDA release's header would be): the headers and the compiler disagree.  The same undefined macro in
+    the project's own file is not this row's."""
+    nvcc = real_nvcc()
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "cuda_bf16.hpp").write_text(
+        "__device__ inline float f(float val) {\n  NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80, return val;, return 0.f;)\n}\n"
+    )
+    (tmp_path / "k.cu").write_text('#include "cuda_bf16.hpp"\n__global__ void k(float* x) { x[0] = f(x[0]); }\n')
+    run = run_tool([nvcc, "-c", "-Iinc", "k.cu", "-o", "k.o"], cwd=tmp_path)
+    assert run.returncode != 0
+    log = run.stdout + run.stderr
+    assert 'identifier "NV_IF_ELSE_TARGET" is undefined' in log
+    named_below_sure(log, "cuda_version_mismatch", "cuda-header-nv-target-macros-undefined")
+
+    own = log.replace("inc/cuda_bf16.hpp", "csrc/attention.cuh")
+    assert diagnose_text(own).causes[0].signature != "cuda-header-nv-target-macros-undefined"
+
+
+def test_triton_language_names_the_installed_triton_lacks():
+    """Triton's CompilationError carries the AttributeError's repr; the module's own AttributeError says the same.
+    ``module 'triton' has no attribute 'jit'`` (a source checkout named triton in the way) is not this row's."""
+    named_below_sure(
+        "AttributeError: module 'triton.language' has no attribute 'make_tensor_descriptor'",
+        "dependency_version_conflict",
+        "triton-kernel-language-api-missing",
+    )
+    other = diagnose_text("AttributeError: module 'triton' has no attribute 'jit'").causes[0]
+    assert other.signature != "triton-kernel-language-api-missing"
+
+
+def _gcc_include(tmp_path: Path, header: str, have: dict[str, str]) -> str:
+    """Compile, with the real g++, a file that includes <``header``>, with the files ``have`` (path under include/:
+    text) on the include path; returns g++'s stderr (the compile must fail).  Skipped without g++."""
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("needs g++")
+    for rel, text in have.items():
+        (tmp_path / "include" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "include" / rel).write_text(text)
+    (tmp_path / "include").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "ext.cpp").write_text(f"#include <pybind11/pybind11.h>\n#include <{header}>\n")
+    run = run_tool([gxx, "-c", "-Iinclude", "ext.cpp", "-o", "ext.o"], cwd=tmp_path)
+    assert run.returncode != 0, run.stdout
+    return run.stderr
+
+
+def test_pybind11_not_installed_and_an_old_pybind11_with_the_real_gcc(tmp_path: Path):
+    """No pybind11 on the include path: the real g++ stops at pybind11/pybind11.h, pybind11 is not installed.  A
+    pybind11.h found but not its numpy.h (an old or partial pybind11): no listed cause, and not a submodule."""
+    missing = _gcc_include(tmp_path / "none", "pybind11/numpy.h", {})
+    assert "pybind11/pybind11.h: No such file or directory" in missing
+    named_below_sure(missing, "system_library_missing", "pybind11-main-header-missing")
+
+    old = _gcc_include(tmp_path / "old", "pybind11/numpy.h", {"pybind11/pybind11.h": "#pragma once\n"})
+    assert "pybind11/numpy.h: No such file or directory" in old
+    assert diagnose_text(old).causes[0].cause_id == "unknown"
+
+
+def test_a_vendored_header_is_still_a_submodule():
+    """Leaving pybind11 out of the submodule row keeps the row for the others (cutlass)."""
+    line = "csrc/flash_attn/src/flash.h:9:10: fatal error: cutlass/numeric_types.h: No such file or directory"
+    assert diagnose_text(line).causes[0].signature == "submodule-header-missing"
+
+
+def test_nvcc_message_right_after_ninja_failed_is_the_error(tmp_path: Path):
+    """A real ninja step running the real nvcc with a stray MSVC flag (/openmp:experimental, taken as a second input
+    file): ninja prints FAILED:, the command, then nvcc's message.  The paste without the command (as the reporter's)
+    is read the same way: the line after FAILED: that is nvcc's own message is the error, not the command."""
+    nvcc = real_nvcc()
+    ninja = shutil.which("ninja")
+    if ninja is None:
+        pytest.skip("needs ninja")
+    (tmp_path / "a.cu").write_text("__global__ void k() {}\n")
+    (tmp_path / "build.ninja").write_text(
+        f"rule nvcc\n  command = {nvcc} -c $in /openmp:experimental -o $out\nbuild a.cu.obj: nvcc a.cu\n"
+    )
+    run = run_tool([ninja], cwd=tmp_path)
+    assert run.returncode != 0
+    lines = run.stdout.splitlines()
+    failed = next(i for i, x in enumerate(lines) if x.startswith("FAILED:"))
+    assert lines[failed + 2].startswith("nvcc fatal")
+    for log in ("\n".join(lines), "\n".join(lines[: failed + 1] + lines[failed + 2 :])):
+        root = diagnose_text(log).causes[0]
+        assert (root.cause_id, root.signature) == ("nvcc_unknown_host_flag", "nvcc-extra-input-file"), log
+        assert root.line is not None and "single input file" in log.splitlines()[root.line - 1]
