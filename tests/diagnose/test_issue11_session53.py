@@ -191,3 +191,35 @@ def test_nvcc_message_right_after_ninja_failed_is_the_error(tmp_path: Path):
         root = diagnose_text(log).causes[0]
         assert (root.cause_id, root.signature) == ("nvcc_unknown_host_flag", "nvcc-extra-input-file"), log
         assert root.line is not None and "single input file" in log.splitlines()[root.line - 1]
+
+
+@pytest.mark.parametrize(
+    ("name", "cause", "signature"),
+    [
+        (
+            "jit-hrnet-syncbn-inplace-abn-deprecatedtypeproperties-intarrayref.log",
+            "torch_api_removed",
+            "tensor-type-given-for-other-torch-type",
+        ),
+    ],
+)
+def test_held_out_misses_of_session_53_read_after_the_measurement(name: str, cause: str, signature: str | None):
+    """Held-out logs of batches 953 on that the measured code missed, named after their round's measurement."""
+    assert_named_by(name, "holdout", cause, signature)
+
+
+def test_tensor_type_given_where_torch_takes_another_type():
+    """nvcc's message for tensor.type() passed where this torch takes an IntArrayRef names the old API; the
+    ScalarType case stays its own row's (the AT_DISPATCH_* macros)."""
+    line = (
+        'inplace_abn_cuda.cu(99): error: no suitable user-defined conversion from "at::DeprecatedTypeProperties" '
+        'to "c10::IntArrayRef" exists'
+    )
+    root = diagnose_text(line).causes[0]
+    assert (root.cause_id, root.signature) == ("torch_api_removed", "tensor-type-given-for-other-torch-type")
+    assert "c10::IntArrayRef" in root.explanation
+    scalar = (
+        'ms_deform_attn_cuda.cu(65): error: no suitable conversion function from "const at::DeprecatedTypeProperties" '
+        'to "c10::ScalarType" exists'
+    )
+    assert diagnose_text(scalar).causes[0].signature == "dispatch-given-tensor-type"
