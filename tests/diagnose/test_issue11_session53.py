@@ -15,6 +15,13 @@
   zxing-cpp/zxing-cpp#561), which no listed cause names.
 * A ninja ``FAILED:`` line followed directly by nvcc's own message (a paste without the command,
   0xShug0/audio.cpp#93): that line is the error, not the step's command.
+* Round C (batches 987 on): torch.utils.serialization (load_lua) imported by code written for torch 0.4
+  (sunshineatnoon/PytorchWCT#17, naoto0804/pytorch-AdaIN#25); a torch function given a tensor type as its first
+  argument (at::zeros(torch::CUDA(at::kLong), sizes), Duankaiwen/CenterNet#141); a reporter's sentence that only
+  introduces the pasted error ("When I run `python WCT.py --cuda`, I get an error:") is not the first error.
+
+After round A's measurement (held-out logs of batches 953-974, then read): tensor.type() passed where this torch's API
+takes another c10 type (IntArrayRef: HRNet/HRNet-Semantic-Segmentation#25).
 """
 
 from __future__ import annotations
@@ -58,6 +65,21 @@ from .conftest import assert_named_by, diagnose_text, named_below_sure, real_nvc
             "nvcc-audiocpp-windows-openmp-experimental-single-input-file.log",
             "nvcc_unknown_host_flag",
             "nvcc-extra-input-file",
+        ),
+        (
+            "import-pytorchwct-torch-utils-serialization-removed.log",
+            "torch_api_removed",
+            "torch-utils-serialization-removed",
+        ),
+        (
+            "import-adain-torch-to-pytorch-serialization-removed.log",
+            "torch_api_removed",
+            "torch-utils-serialization-removed",
+        ),
+        (
+            "ext-centernet-at-zeros-deprecatedtype-no-matching.log",
+            "torch_api_removed",
+            "tensor-type-passed-to-torch-function",
         ),
     ],
 )
@@ -223,3 +245,28 @@ def test_tensor_type_given_where_torch_takes_another_type():
         'to "c10::ScalarType" exists'
     )
     assert diagnose_text(scalar).causes[0].signature == "dispatch-given-tensor-type"
+
+
+@pytest.mark.parametrize(
+    "intro",
+    [
+        "When I run `python WCT.py --cuda`, I get an error:",
+        "at runtime I encounter the following error:",
+        "i got this error:",
+        "I get errors when importing openmmtorch:",
+    ],
+)
+def test_a_sentence_introducing_the_error_is_not_the_error(intro: str):
+    """The error pasted under a reporter's sentence is the first error, and stated as sure as without the sentence."""
+    error = "ModuleNotFoundError: No module named 'torch.utils.serialization'"
+    with_intro = diagnose_text(f"{intro}\nTraceback (most recent call last):\n  File \"x.py\", line 1\n{error}\n")
+    alone = diagnose_text(f"Traceback (most recent call last):\n  File \"x.py\", line 1\n{error}\n")
+    assert with_intro.first_error is not None and with_intro.first_error.text == error
+    assert [(c.cause_id, c.confidence) for c in with_intro.causes] == [(c.cause_id, c.confidence) for c in alone.causes]
+
+
+def test_a_sentence_that_quotes_the_error_is_still_read():
+    """'I get the import error: "ImportError: libX.so: cannot open ..."' carries the error itself."""
+    line = 'I get the import error: "ImportError: libtorch_cuda_cu.so: cannot open shared object file: No such file"'
+    d = diagnose_text(line)
+    assert d.first_error is not None and d.first_error.line == 1

@@ -277,6 +277,18 @@ _WARNING = re.compile(
     r"|^WARNING\b|^CMake\ (?:Deprecation\ )?Warning|\w+Warning:",
 )
 
+#: A reporter's sentence that introduces the error pasted below it ("When I run `python WCT.py`, I get an error:",
+#: "at runtime I encounter the following error:"), left in a paste: it names no error of its own, so it is not the
+#: first error (sunshineatnoon/PytorchWCT#17, issue 11 batch 989 dev).  A sentence that goes on to quote the error
+#: ('I get the import error: "ImportError: ..."') is read as before.
+PROSE_INTRO = re.compile(
+    r"\bI(?:'m| am| was)? (?:get|got|getting|encounter(?:ed)?|see|saw|receive[sd]?|run into|ran into|face[sd]?"
+    r"|hit|have|had)\b[^:：`\"']{0,60}\berrors?\b"
+    r"(?: (?:message|below|saying|like this|as follows|when\b[^:：`\"']{0,80}))?"
+    r"\s*[:：.]?\s*\**\s*$",
+    re.I,
+)
+
 #: The last line of a Python traceback: ``module.ExceptionName: message`` (the same alternative
 #: is in :data:`_ERROR`).
 PY_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)")

@@ -20,6 +20,7 @@ from .classify import (
     _SUMMARY,
     _WARNING,
     _WRAP_PAD,
+    PROSE_INTRO,
     _is_error_not_command,
     _kind,
     gate,
@@ -470,7 +471,7 @@ class Scanner:
             return
         if _WARNING.search(body) and not re.search(r"(?:^|\s)(?:fatal )?error\b", body.split("warning", 1)[0]):
             return
-        if _ERROR.search(body):
+        if _ERROR.search(body) and not PROSE_INTRO.search(body):
             if body.startswith("CMake Error"):
                 self._new_step(number, body)
                 self._cmake, self._cmake_step, self._cmake_blank = [Evidence(number, body)], self.cur_step, 0
