@@ -259,8 +259,8 @@ def test_tensor_type_given_where_torch_takes_another_type():
 def test_a_sentence_introducing_the_error_is_not_the_error(intro: str):
     """The error pasted under a reporter's sentence is the first error, and stated as sure as without the sentence."""
     error = "ModuleNotFoundError: No module named 'torch.utils.serialization'"
-    with_intro = diagnose_text(f"{intro}\nTraceback (most recent call last):\n  File \"x.py\", line 1\n{error}\n")
-    alone = diagnose_text(f"Traceback (most recent call last):\n  File \"x.py\", line 1\n{error}\n")
+    with_intro = diagnose_text(f'{intro}\nTraceback (most recent call last):\n  File "x.py", line 1\n{error}\n')
+    alone = diagnose_text(f'Traceback (most recent call last):\n  File "x.py", line 1\n{error}\n')
     assert with_intro.first_error is not None and with_intro.first_error.text == error
     assert [(c.cause_id, c.confidence) for c in with_intro.causes] == [(c.cause_id, c.confidence) for c in alone.causes]
 
