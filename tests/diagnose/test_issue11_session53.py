@@ -21,7 +21,10 @@
   introduces the pasted error ("When I run `python WCT.py --cuda`, I get an error:") is not the first error.
 
 After round A's measurement (held-out logs of batches 953-974, then read): tensor.type() passed where this torch's API
-takes another c10 type (IntArrayRef: HRNet/HRNet-Semantic-Segmentation#25).
+takes another c10 type (IntArrayRef: HRNet/HRNet-Semantic-Segmentation#25).  After all three: a debugger's frame of a
+crash inside protobuf's C++ code is two protobuf copies in one process (k2-fsa/icefall#674,
+Lightning-AI/pytorch-lightning#12546), reproduced with the real gdb; cuDNN's loader naming a sub-library's symbol
+version "not defined in file" is one cuDNN install's library among another's (davisking/dlib#2719).
 """
 
 from __future__ import annotations
@@ -223,6 +226,16 @@ def test_nvcc_message_right_after_ninja_failed_is_the_error(tmp_path: Path):
             "torch_api_removed",
             "tensor-type-given-for-other-torch-type",
         ),
+        (
+            "import-pytorch-lightning-conda-segfault-protobuf-sentencepiece.log",
+            "protobuf_conflict",
+            "protobuf-python-extension-crash-frame",
+        ),
+        (
+            "import-dlib-cnn-face-detector-cudnn8-ops-infer-symbol-version-mixed.log",
+            "cudnn_unusable",
+            "cudnn-library-not-loadable",
+        ),
     ],
 )
 def test_held_out_misses_of_session_53_read_after_the_measurement(name: str, cause: str, signature: str | None):
@@ -270,3 +283,31 @@ def test_a_sentence_that_quotes_the_error_is_still_read():
     line = 'I get the import error: "ImportError: libtorch_cuda_cu.so: cannot open shared object file: No such file"'
     d = diagnose_text(line)
     assert d.first_error is not None and d.first_error.line == 1
+
+
+@pytest.mark.parametrize("debug_info", [False, True])
+def test_a_crash_inside_protobuf_under_the_real_gdb(tmp_path: Path, debug_info: bool):
+    """The real gdb's report of a program that crashes in a google::protobuf function (built here with g++, with and
+    without debug information, which changes how gdb prints the frame) names two protobuf copies; the same crash in
+    another namespace stays the bare segmentation fault's."""
+    gdb, gxx = shutil.which("gdb"), shutil.which("g++")
+    if gdb is None or gxx is None:
+        pytest.skip("needs gdb and g++ (scripts/setup-tests installs gdb)")
+    logs = {}
+    for namespace in ("protobuf", "mylib"):
+        src = tmp_path / f"{namespace}.cc"
+        src.write_text(
+            f"namespace google {{ namespace {namespace} {{\n"
+            "__attribute__((noinline)) void Crash(volatile int* p) { *p = 1; }\n"
+            f"}} }}\nint main() {{ google::{namespace}::Crash(nullptr); }}\n"
+        )
+        exe = tmp_path / namespace
+        built = run_tool([gxx, "-O0", *(["-g"] if debug_info else []), str(src), "-o", str(exe)], cwd=tmp_path)
+        assert built.returncode == 0, built.stderr
+        run = run_tool([gdb, "-q", "-batch", "-ex", "run", "-ex", "bt", str(exe)], cwd=tmp_path)
+        logs[namespace] = run.stdout + run.stderr
+    if "received signal" not in logs["protobuf"]:
+        pytest.skip(f"gdb cannot run a program here (ptrace not permitted?): {logs['protobuf'][-300:]}")
+    assert "SIGSEGV" in logs["protobuf"] and "in google::protobuf::Crash" in logs["protobuf"]
+    named_below_sure(logs["protobuf"], "protobuf_conflict", "protobuf-python-extension-crash-frame")
+    assert diagnose_text(logs["mylib"]).causes[0].cause_id != "protobuf_conflict"

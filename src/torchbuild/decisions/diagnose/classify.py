@@ -191,6 +191,7 @@ GATE: tuple[str, ...] = (
     "extensions root",  # torch's JIT loader: "Using X as PyTorch extensions root..."
     "cuda:/",  # CUDA_HOME set like PATH, in an include flag: "-isystem /usr/local/cuda:/usr/local/cuda:/include"
     "std::_TC<",  # gcc's note "In instantiation of 'static constexpr bool std::_TC<...'" in GCC 6's <tuple> (nvcc)
+    "in google::protobuf::",  # gdb's frame of a crash inside protobuf's C++ code (k2-fsa/icefall#674)
 )
 
 
