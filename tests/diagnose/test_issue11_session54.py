@@ -4,11 +4,19 @@
 * CMake's ``Unknown CMake command "pybind11_add_module"``: pybind11's CMake files were never loaded; in every seen
   log (Tencent/ncnn#2543, andrewssobral/bgslibrary#140, geoffxy/habitat#9) the project's pybind11 git submodule was
   not checked out.  Below the sure bar: a pybind11 found some other way could fail the same.
+* The assembler: Apple's cctools as writes "{standard input}:691:no such instruction: ..." without GNU as's
+  "Error: " (ebiggers/libdeflate#363), and GNU as older than the compiler rejects AVX-512 operand forms with
+  "operand type mismatch" (binutils 2.40: "operand size mismatch") for a vector instruction (ebiggers/libdeflate#56):
+  binutils too old for the compiler, below the sure bar.
+* "ptxas received signal 9" (CUDA.jl's wording, CliMA/ClimaCore.jl#2035): the OOM killer.
+* nvcc's "Internal Compiler error (codegen)" under MSBuild (pytorch/pytorch#14872): the same nvcc crash as the
+  capitalised "Internal Compiler Error".
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,6 +32,14 @@ from .conftest import assert_named_by, diagnose_text, named_below_sure, run_tool
             "submodule_missing",
             "pybind11-cmake-function-unknown",
         ),
+        ("asm-libdeflate-macos-cctools-as-no-avx-vpdpbusd.log", "compiler_too_old", "assembler-no-such-instruction"),
+        (
+            "asm-libdeflate-adler32-gcc5-trusty-operand-mismatch-old-binutils.log",
+            "compiler_too_old",
+            "assembler-vector-operand-type-mismatch",
+        ),
+        ("julia-climacore-ptxas-signal9-oom.log", "out_of_memory", "ptxas-received-signal-9"),
+        ("nvcc-caffe2-windows-cuda10-vs2017-lgenfe-ice.log", "internal_compiler_error", "nvcc-ice"),
     ],
 )
 def test_dev_misses_of_session_54(name: str, cause: str, signature: str | None):
@@ -63,3 +79,50 @@ def test_pybind11_function_unknown_with_an_empty_submodule_and_the_real_cmake(tm
     )
     assert 'Unknown CMake command "my_add_module"' in own
     assert diagnose_text(own).causes[0].signature != "pybind11-cmake-function-unknown"
+
+
+def _as_fails(tmp_path: Path, source: str) -> str:
+    """Assemble ``source`` with the real GNU as; returns its messages (the run must fail).  Skipped without as."""
+    gas = shutil.which("as")
+    if gas is None:
+        pytest.skip("needs GNU as (binutils)")
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "k.s").write_text(source)
+    run = run_tool([gas, "k.s", "-o", "k.o"], cwd=tmp_path)
+    assert run.returncode != 0, run.stdout
+    return run.stdout + run.stderr
+
+
+def test_an_assembler_without_avx512bw_and_the_real_gnu_as(tmp_path: Path):
+    """The real GNU as told it has no AVX-512BW (.arch .noavx512bw, as an older binutils is) rejects the zmm form of
+    vpmaddubsw that a newer compiler emits: binutils too old for the compiler.  The same message for a scalar
+    instruction (mov with mismatched registers: a hand-written assembly bug) is not this row's."""
+    log = _as_fails(tmp_path, ".arch .noavx512bw\nvpmaddubsw %zmm0, %zmm1, %zmm2\n")
+    assert "mismatch for `vpmaddubsw'" in log
+    named_below_sure(log, "compiler_too_old", "assembler-vector-operand-type-mismatch")
+
+    scalar = _as_fails(tmp_path / "scalar", "movw %eax, %bx\n")
+    assert "operand type mismatch for `mov'" in scalar
+    assert diagnose_text(scalar).causes[0].signature != "assembler-vector-operand-type-mismatch"
+
+
+def test_an_instruction_the_assembler_does_not_know_in_both_wordings(tmp_path: Path):
+    """The real GNU as on an instruction it does not know ("{standard input}:1: Error: no such instruction: ...",
+    read from standard input as gcc's pipe gives it), and the same line as Apple's cctools as words it (no "Error: ",
+    ebiggers/libdeflate#363): both are the assembler older than the code."""
+    gas = shutil.which("as")
+    if gas is None:
+        pytest.skip("needs GNU as (binutils)")
+    run = subprocess.run(
+        [gas, "-o", str(tmp_path / "k.o"), "-"],
+        input="vpdpbusd_new %ymm0, %ymm1, %ymm2\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode != 0
+    log = run.stdout + run.stderr
+    assert "{standard input}:1: Error: no such instruction: `vpdpbusd_new" in log
+    cctools = log.replace("Error: ", "").replace("{standard input}:1: ", "{standard input}:1:")
+    for text in (log, cctools):
+        named_below_sure(text, "compiler_too_old", "assembler-no-such-instruction")

@@ -38,6 +38,9 @@ GATE: tuple[str, ...] = (
     "elocation",
     "No space",
     "no space left",  # Go's ENOSPC text (Docker: "write /opt/...: no space left on device")
+    # Apple's cctools as: "{standard input}:688:no such instruction: `vmovdqa ...'" (knowledge: assembler-no-such-
+    # instruction; GNU as writes "Error: " before it)
+    "no such instruction",
     "Traceback",
     "annot",  # "cannot", "Cannot" (at a line's end too)
     "No such file",
