@@ -11,6 +11,9 @@
 * "ptxas received signal 9" (CUDA.jl's wording, CliMA/ClimaCore.jl#2035): the OOM killer.
 * nvcc's "Internal Compiler error (codegen)" under MSBuild (pytorch/pytorch#14872): the same nvcc crash as the
   capitalised "Internal Compiler Error".
+
+After round A's measurement (held-out logs of batches 997-1028, then read): GNU as's "unsupported instruction" for a
+vector instruction whose extension it lacks (AVX-VNNI's vpdpbusd under Ubuntu 20.04's binutils, pigirons/cpufp#11).
 """
 
 from __future__ import annotations
@@ -126,3 +129,18 @@ def test_an_instruction_the_assembler_does_not_know_in_both_wordings(tmp_path: P
     cctools = log.replace("Error: ", "").replace("{standard input}:1: ", "{standard input}:1:")
     for text in (log, cctools):
         named_below_sure(text, "compiler_too_old", "assembler-no-such-instruction")
+
+
+def test_a_vector_instruction_whose_extension_the_real_gnu_as_lacks(tmp_path: Path):
+    """The real GNU as with AVX-512BW switched off (as an older binutils lacks it) on an EVEX-only form of vpsadbw:
+    "unsupported instruction", the binutils older than the code.  The held-out log of round A (AVX-VNNI) is named
+    the same."""
+    log = _as_fails(tmp_path, ".arch .noavx512bw\nvpsadbw %xmm16, %xmm1, %xmm2\n")
+    assert "Error: unsupported instruction `vpsadbw'" in log
+    named_below_sure(log, "compiler_too_old", "assembler-unsupported-vector-instruction")
+    assert_named_by(
+        "asm-cpufp-avx-vnni-unsupported-instruction-vpdpbusd.log",
+        "holdout",
+        "compiler_too_old",
+        "assembler-unsupported-vector-instruction",
+    )
