@@ -12,6 +12,11 @@
 * nvcc's "Internal Compiler error (codegen)" under MSBuild (pytorch/pytorch#14872): the same nvcc crash as the
   capitalised "Internal Compiler Error".
 
+Written after round A's measurement, from dev logs of round A (batches 1024 and 1027): MAGMA's headers with none
+of their GPU back-ends defined (a MAGMA not built for CUDA, torch/cutorch#452); MSBuild's "[Nvcc fatal : A single
+input file is required ...]" (pybind/pybind11#3883).  Round B (batch 1033): clang compiling CUDA itself stops in its
+__clang_cuda_runtime_wrapper.h on a CUDA it does not support (fireice-uk/xmr-stak-nvidia#27).
+
 After round A's measurement (held-out logs of batches 997-1028, then read): GNU as's "unsupported instruction" for a
 vector instruction whose extension it lacks (AVX-VNNI's vpdpbusd under Ubuntu 20.04's binutils, pigirons/cpufp#11).
 """
@@ -43,6 +48,13 @@ from .conftest import assert_named_by, diagnose_text, named_below_sure, run_tool
         ),
         ("julia-climacore-ptxas-signal9-oom.log", "out_of_memory", "ptxas-received-signal-9"),
         ("nvcc-caffe2-windows-cuda10-vs2017-lgenfe-ice.log", "internal_compiler_error", "nvcc-ice"),
+        ("nvcc-cutorch-magma-without-cublas.log", "blas_not_found", "magma-headers-without-gpu-backend"),
+        ("msvc-pybind11-bigobj-compile-option-reaches-nvcc.log", "nvcc_unknown_host_flag", "nvcc-extra-input-file"),
+        (
+            "cmake-xmr-stak-nvidia-clang391-as-cuda-compiler-unsupported-cuda8.log",
+            "host_compiler_unsupported",
+            "clang-cuda-wrapper-unsupported-cuda",
+        ),
     ],
 )
 def test_dev_misses_of_session_54(name: str, cause: str, signature: str | None):
@@ -82,6 +94,21 @@ def test_pybind11_function_unknown_with_an_empty_submodule_and_the_real_cmake(tm
     )
     assert 'Unknown CMake command "my_add_module"' in own
     assert diagnose_text(own).causes[0].signature != "pybind11-cmake-function-unknown"
+
+
+def _gxx_fails(tmp_path: Path, source: str, include: dict[str, str]) -> str:
+    """Compile ``source`` (ext.cpp) with the real g++, with the files ``include`` (name: text) in include/; returns
+    g++'s stderr (the compile must fail).  Skipped without g++."""
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("needs g++")
+    (tmp_path / "include").mkdir(parents=True)
+    for name, text in include.items():
+        (tmp_path / "include" / name).write_text(text)
+    (tmp_path / "ext.cpp").write_text(source)
+    run = run_tool([gxx, "-c", "-Iinclude", "ext.cpp", "-o", "ext.o"], cwd=tmp_path)
+    assert run.returncode != 0, run.stdout
+    return run.stderr
 
 
 def _as_fails(tmp_path: Path, source: str) -> str:
@@ -144,3 +171,22 @@ def test_a_vector_instruction_whose_extension_the_real_gnu_as_lacks(tmp_path: Pa
         "compiler_too_old",
         "assembler-unsupported-vector-instruction",
     )
+
+
+def test_magma_headers_without_a_gpu_backend_with_the_real_gcc(tmp_path: Path):
+    """A magma_types.h with MAGMA's back-end check (its #error when none of HAVE_CUBLAS, HAVE_clAmdBlas, HAVE_MIC is
+    defined, as a MAGMA not built for CUDA leaves it): the real g++ stops there, the GPU LAPACK is unusable."""
+    check = (
+        "#if !defined(HAVE_CUBLAS) && !defined(HAVE_clAmdBlas) && !defined(HAVE_MIC)\n"
+        '#error "One of HAVE_CUBLAS, HAVE_clAmdBlas, or HAVE_MIC must be defined. This typically happens in '
+        'Makefile.internal."\n#endif\n'
+    )
+    errors = _gxx_fails(tmp_path, '#include "magma_types.h"\n', {"magma_types.h": check})
+    assert "One of HAVE_CUBLAS" in errors
+    named_below_sure(errors, "blas_not_found", "magma-headers-without-gpu-backend")
+
+
+def test_a_projects_own_unsupported_cuda_check_is_not_clangs():
+    """The same words from a project's own header are not clang's CUDA wrapper refusing the toolkit."""
+    line = 'src/cuda_compat.h:12:2: error: "Unsupported CUDA version!"'
+    assert diagnose_text(line).causes[0].signature != "clang-cuda-wrapper-unsupported-cuda"
