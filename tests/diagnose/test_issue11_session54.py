@@ -15,7 +15,9 @@
 Written after round A's measurement, from dev logs of round A (batches 1024 and 1027): MAGMA's headers with none
 of their GPU back-ends defined (a MAGMA not built for CUDA, torch/cutorch#452); MSBuild's "[Nvcc fatal : A single
 input file is required ...]" (pybind/pybind11#3883).  Round B (batch 1033): clang compiling CUDA itself stops in its
-__clang_cuda_runtime_wrapper.h on a CUDA it does not support (fireice-uk/xmr-stak-nvidia#27).
+__clang_cuda_runtime_wrapper.h on a CUDA it does not support (fireice-uk/xmr-stak-nvidia#27).  Batch 1039: nvcc given
+-pthread or a project's -Wl, flag (meson's -Wl,-O2, a Makefile's -Wl,-rpath) is a host flag passed to nvcc; only
+libtorch's -Wl,--no-as-needed in CMake's device-link step stays an old CMake's (pytorch/pytorch#12911).
 
 After round A's measurement (held-out logs of batches 997-1028, then read): GNU as's "unsupported instruction" for a
 vector instruction whose extension it lacks (AVX-VNNI's vpdpbusd under Ubuntu 20.04's binutils, pigirons/cpufp#11).
@@ -29,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import assert_named_by, diagnose_text, named_below_sure, run_tool
+from .conftest import assert_named_by, diagnose_text, named_below_sure, real_nvcc, run_tool
 
 
 @pytest.mark.parametrize(
@@ -55,6 +57,9 @@ from .conftest import assert_named_by, diagnose_text, named_below_sure, run_tool
             "host_compiler_unsupported",
             "clang-cuda-wrapper-unsupported-cuda",
         ),
+        ("cmake-arbor-gpu-device-link-pthread-unknown-option.log", "nvcc_unknown_host_flag", "nvcc-unknown-host-flag"),
+        ("meson-cuda-project-wl-o2-unknown-option.log", "nvcc_unknown_host_flag", "nvcc-unknown-host-flag"),
+        ("make-ascent-app-nvcc-linker-wl-rpath-unknown-option.log", "nvcc_unknown_host_flag", "nvcc-unknown-host-flag"),
     ],
 )
 def test_dev_misses_of_session_54(name: str, cause: str, signature: str | None):
@@ -190,3 +195,23 @@ def test_a_projects_own_unsupported_cuda_check_is_not_clangs():
     """The same words from a project's own header are not clang's CUDA wrapper refusing the toolkit."""
     line = 'src/cuda_compat.h:12:2: error: "Unsupported CUDA version!"'
     assert diagnose_text(line).causes[0].signature != "clang-cuda-wrapper-unsupported-cuda"
+
+
+@pytest.mark.parametrize(
+    ("flag", "signature"),
+    [
+        ("-pthread", "nvcc-unknown-host-flag"),
+        ("-Wl,-O2", "nvcc-unknown-host-flag"),
+        ("-Wl,--no-as-needed", "nvcc-device-link-gets-linker-flag"),
+    ],
+)
+def test_host_and_linker_flags_given_to_the_real_nvcc(tmp_path: Path, flag: str, signature: str):
+    """The real nvcc refuses -pthread and -Wl, options ("nvcc fatal : Unknown option '-pthread'"): a host flag
+    passed to nvcc, except libtorch's -Wl,--no-as-needed, which an old CMake hands to the device-link step."""
+    nvcc = real_nvcc()
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    run = run_tool([nvcc, flag, "-c", "k.cu", "-o", "k.o"], cwd=tmp_path)
+    assert run.returncode != 0
+    log = run.stdout + run.stderr
+    assert f"Unknown option '{flag}'" in log
+    assert diagnose_text(log).causes[0].signature == signature
