@@ -21,6 +21,9 @@ libtorch's -Wl,--no-as-needed in CMake's device-link step stays an old CMake's (
 
 After round A's measurement (held-out logs of batches 997-1028, then read): GNU as's "unsupported instruction" for a
 vector instruction whose extension it lacks (AVX-VNNI's vpdpbusd under Ubuntu 20.04's binutils, pigirons/cpufp#11).
+After round B's: gcc 4.8.5 refusing -no-pie (exaloop/codon#289); cuBLAS rejecting a plain cublasSgemm call as
+CUBLAS_STATUS_INVALID_VALUE, another CUDA's cuBLAS loaded beside torch's (Fictionarry/TalkingGaussian#14,
+wutong16/Voxurf#40).
 """
 
 from __future__ import annotations
@@ -215,3 +218,33 @@ def test_host_and_linker_flags_given_to_the_real_nvcc(tmp_path: Path, flag: str,
     log = run.stdout + run.stderr
     assert f"Unknown option '{flag}'" in log
     assert diagnose_text(log).causes[0].signature == signature
+
+
+@pytest.mark.parametrize(
+    ("name", "cause", "signature"),
+    [
+        ("build-codon-no-pie-unrecognized-gcc485-centos7.log", "compiler_too_old", "compiler-lacks-newer-flag"),
+        (
+            "runtime-talkinggaussian-cublas-sgemm-invalid-value-cuda-mismatch.log",
+            "cuda_version_mismatch",
+            "cublas-sgemm-invalid-value",
+        ),
+        (
+            "runtime-voxurf-cublas-sgemm-invalid-value-cuda113-vs-111.log",
+            "cuda_version_mismatch",
+            "cublas-sgemm-invalid-value",
+        ),
+    ],
+)
+def test_held_out_misses_of_round_b_read_after_its_measurement(name: str, cause: str, signature: str):
+    """Held-out logs of batches 1029-1040 that the measured code missed, named once read (after the measurement)."""
+    assert_named_by(name, "holdout", cause, signature)
+
+
+def test_another_cublas_call_rejected_is_not_the_sgemm_row():
+    """The same status from a call with the program's own arguments (cublasGemmEx with a bad leading dimension) is
+    not read as a CUDA version mix."""
+    line = (
+        "RuntimeError: CUDA error: CUBLAS_STATUS_INVALID_VALUE when calling `cublasGemmEx( handle, opa, opb, m, n, k)`"
+    )
+    assert diagnose_text(line).causes[0].signature != "cublas-sgemm-invalid-value"
