@@ -25,7 +25,9 @@ After round B's: gcc 4.8.5 refusing -no-pie (exaloop/codon#289); cuBLAS rejectin
 CUBLAS_STATUS_INVALID_VALUE, another CUDA's cuBLAS loaded beside torch's (Fictionarry/TalkingGaussian#14,
 wutong16/Voxurf#40).  From the whole corpus after the measurements: "cannot import name" of a package's compiled module
 (_C, csrc, deform_conv_cuda, cuda_impl, or any name from a Cython or pybind11 module) is that part not built or not
-loadable, not two Python packages' versions: 7 seen logs, all labelled unknown.
+loadable, not two Python packages' versions: 7 seen logs, all labelled unknown.  A bare "Segmentation fault" after a
+Python prompt, with no package build in the log, is the Python program's crash (isl-org/Open3D#1426,
+pytorch/pytorch#7078): unknown first, not a compiler crash.
 """
 
 from __future__ import annotations
@@ -37,7 +39,15 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import assert_named_by, diagnose_text, named_below_sure, real_nvcc, run_tool
+from .conftest import (
+    assert_named_by,
+    corpus_lines,
+    diagnose_list,
+    diagnose_text,
+    named_below_sure,
+    real_nvcc,
+    run_tool,
+)
 
 
 @pytest.mark.parametrize(
@@ -274,3 +284,30 @@ def test_cannot_import_a_compiled_module_with_the_real_python(tmp_path: Path, na
         assert first.confidence < 0.7
     else:
         assert first.signature != "python-name-missing-from-installed-package"
+
+
+def test_a_python_session_that_crashes_is_not_a_compiler_crash(tmp_path: Path):
+    """A real Python REPL that crashes (ctypes reading address 0) under a real terminal (script) and sh: the prompt
+    lines, then sh's bare "Segmentation fault".  Diagnose puts unknown first (the program crashed; the fix names
+    python -X faulthandler) and the compiler reading second.  The same bare line in a build log (a make recipe,
+    held-out batch 2, seen) stays a compiler crash."""
+    script = shutil.which("script")
+    if script is None:
+        pytest.skip("needs script (util-linux)")
+    run = subprocess.run(
+        [script, "-q", "-c", f"sh -c '{sys.executable} -i; true'", "/dev/null"],
+        input="import ctypes\nctypes.string_at(0)\n",
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    log = run.stdout.replace("\r", "")
+    assert ">>> ctypes.string_at(0)" in log and "\nSegmentation fault" in log, log
+    causes = diagnose_text(log).causes
+    assert causes[0].cause_id == "unknown"
+    assert "faulthandler" in causes[0].fix
+    assert (causes[1].cause_id, causes[1].signature) == ("internal_compiler_error", "segfault-alone")
+
+    build = diagnose_list(corpus_lines("ice-segv-nccl-make-139.log")).causes[0]
+    assert (build.cause_id, build.signature) == ("internal_compiler_error", "segfault-alone")

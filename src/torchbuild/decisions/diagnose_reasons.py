@@ -17,7 +17,8 @@ Signatures match lines; this module looks at what else the log says and re-order
 
 The rules live in :mod:`~torchbuild.decisions.diagnose_rules_after_build` (import-time
 failures), :mod:`~torchbuild.decisions.diagnose_rules_libraries` (a library not found at import),
-:mod:`~torchbuild.decisions.diagnose_rules_build` (build failures) and
+:mod:`~torchbuild.decisions.diagnose_rules_build` (build failures),
+:mod:`~torchbuild.decisions.diagnose_rules_runtime` (a program that crashed at run time) and
 :mod:`~torchbuild.decisions.diagnose_rules_install` (what pip's and uv's resolvers printed);
 :data:`RULES` alone orders them.
 Every rule names its source (the issue threads of tests/diagnose/realworld or the tool whose
@@ -32,6 +33,7 @@ from . import diagnose_rules_after_build as _after
 from . import diagnose_rules_build as _build
 from . import diagnose_rules_install as _install
 from . import diagnose_rules_libraries as _libs
+from . import diagnose_rules_runtime as _runtime
 from .diagnose_context import ContextCollector, LogContext
 from .diagnose_rules_common import UNDECIDED_CAP, SignatureHit, _CauseLike
 
@@ -40,6 +42,7 @@ __all__ = ["LogContext", "ContextCollector", "reason", "UNDECIDED_CAP", "Signatu
 #: Every rule, in the order tried; the first that applies decides.
 RULES = (
     _after._frozen_app_bundle,
+    _runtime._crash_in_a_python_session,
     _install._torch_replaced_by_installer,
     _after._torch_python_not_loaded_first,
     _after._stale_jit_cache,

@@ -1,0 +1,39 @@
+"""Reasoning rules for a program that crashed at run time (pure): a crash printed by the shell alone ("Segmentation
+fault (core dumped)") names no program, and the signatures read it as a compiler's crash, which it is in a build.
+When the log shows a Python session instead (an interactive prompt, ``python -c``) and no package build, the crash
+is the program's: no cause id names it from that line.  Each rule takes the root cause, the other causes, the log's
+context and its signature hits and returns the new cause list with notes, or None (the shape of
+:mod:`torchbuild.decisions.diagnose_rules_build`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .diagnose_context import LogContext
+from .diagnose_rules_common import CauseFor, SignatureHit, Verdict, _CauseLike, _unknown_ahead
+
+#: The signature of a crash the shell printed without naming the program (knowledge/data/signatures/resources.toml).
+_SHELL_CRASH = "segfault-alone"
+
+
+def _crash_in_a_python_session(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A bare "Segmentation fault" after a Python prompt or ``python -c`` (:attr:`LogContext.interactive`) in a log
+    that shows no package build (:attr:`LogContext.building`): the Python program crashed, not a compiler, and the
+    line alone cannot tell why.  Threads of issue 11's corpus where it was so: Open3D imported after SciPy, two C++
+    ABIs in one process (isl-org/Open3D#1426, batch 980 held-out); Caffe2's ONNX backend beside another protobuf
+    (pytorch/pytorch#7078, batch 493 held-out).  Returns ``unknown`` first with the compiler reading second."""
+    if root.signature != _SHELL_CRASH or not ctx.interactive or ctx.building:
+        return None
+    return _unknown_ahead(
+        root,
+        rest,
+        "A Python program crashed with a segmentation fault (the prompt or python -c above shows it was Python, not "
+        "a compiler): a compiled module it loaded crashed, and the log does not say which one or why (often two "
+        "libraries built against different C++ ABIs, protobuf or torch versions in one process).",
+        "Rerun with python -X faulthandler (or under gdb: gdb -ex run --args python ...) to see the crashing "
+        "module, then reinstall or rebuild that module for the torch and libraries in this environment; changing "
+        "the order of the imports is a hint, not a fix.",
+        "The crash follows a Python prompt, not a build step: it is the program's, not the compiler's.",
+    )
