@@ -154,9 +154,10 @@ ROWS = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
 #: 47/6471 (0.7%): floor and ceiling unchanged.  Session 54 added batches 997-1050 (224 logs, 129 held out, blind, in
 #: three rounds: 58/79, 24/33 and 12/17 right at their measurements, 58/79, 23/33 and 12/17 with the start's code:
 #: benchmarks/eval_diagnose_issue11_session54.txt); after the rows read from their misses (seen) and the calibration:
-#: 5684/6695 (84.9%), 45/6695 (0.7%), under the floor: by session 46's rule the floor follows the corpus, rounded
-#: down to 0.005 (0.845); the ceiling, rounded up to 0.005, stays 0.010.
-ACCURACY_FLOOR = 0.845
+#: 5684/6695 (84.9%), under the floor, which session 46's rule then set to 0.845; the session's later rows from the
+#: whole corpus (a compiled module's "cannot import name", a crash in a Python session) brought it to 5691/6695
+#: (85.0%), 45/6695 (0.7%): floor and ceiling back to 0.850 and 0.010.
+ACCURACY_FLOOR = 0.850
 WRONG_HIGH_CEILING = 0.010
 
 
