@@ -55,6 +55,22 @@ def run_tool(
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
 
 
+def gxx_fails(tmp_path: Path, source: str, include: dict[str, str]) -> str:
+    """Compile ``source`` (ext.cpp) with the real g++, with the files ``include`` (path under include/: text) on the
+    include path; returns g++'s stderr (the compile must fail).  Skipped without g++."""
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("needs g++")
+    (tmp_path / "include").mkdir(parents=True)
+    for rel, text in include.items():
+        (tmp_path / "include" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "include" / rel).write_text(text)
+    (tmp_path / "ext.cpp").write_text(source)
+    run = run_tool([gxx, "-c", "-Iinclude", "ext.cpp", "-o", "ext.o"], cwd=tmp_path)
+    assert run.returncode != 0, run.stdout
+    return run.stderr
+
+
 def real_nvcc() -> str:
     """The path of the real nvcc on PATH; the test is skipped on a machine without one."""
     nvcc = shutil.which("nvcc")

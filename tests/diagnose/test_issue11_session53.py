@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import assert_named_by, diagnose_text, named_below_sure, real_nvcc, run_tool
+from .conftest import assert_named_by, diagnose_text, gxx_fails, named_below_sure, real_nvcc, run_tool
 
 
 @pytest.mark.parametrize(
@@ -91,22 +91,6 @@ def test_dev_misses_of_session_53(name: str, cause: str, signature: str | None):
     assert_named_by(name, "dev", cause, signature)
 
 
-def _gxx_fails(tmp_path: Path, source: str, include: dict[str, str]) -> str:
-    """Compile ``source`` (ext.cpp) with the real g++, with the files ``include`` (path under include/: text) on the
-    include path; returns g++'s stderr (the compile must fail).  Skipped without g++."""
-    gxx = shutil.which("g++")
-    if gxx is None:
-        pytest.skip("needs g++")
-    (tmp_path / "include").mkdir(parents=True)
-    for rel, text in include.items():
-        (tmp_path / "include" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "include" / rel).write_text(text)
-    (tmp_path / "ext.cpp").write_text(source)
-    run = run_tool([gxx, "-c", "-Iinclude", "ext.cpp", "-o", "ext.o"], cwd=tmp_path)
-    assert run.returncode != 0, run.stdout
-    return run.stderr
-
-
 def _gcc_errors(tmp_path: Path, namespace: str) -> str:
     """g++'s errors for a call that passes ``true`` to ``<namespace>::broadcastUniqueNCCLID``, declared in
     include/<namespace>/ProcessGroupNCCL.hpp to take an enum ``<namespace>::OpType`` (as the newer torch of
@@ -116,7 +100,7 @@ def _gcc_errors(tmp_path: Path, namespace: str) -> str:
         f'#include "{namespace}/ProcessGroupNCCL.hpp"\n'
         f"void getcomm() {{ {namespace}::broadcastUniqueNCCLID(nullptr, true); }}\n"
     )
-    return _gxx_fails(tmp_path, call, {f"{namespace}/ProcessGroupNCCL.hpp": header})
+    return gxx_fails(tmp_path, call, {f"{namespace}/ProcessGroupNCCL.hpp": header})
 
 
 def test_an_argument_torch_no_longer_takes_with_the_real_gcc(tmp_path: Path):
@@ -173,11 +157,11 @@ def test_pybind11_not_installed_and_an_old_pybind11_with_the_real_gcc(tmp_path: 
     """No pybind11 on the include path: the real g++ stops at pybind11/pybind11.h, pybind11 is not installed.  A
     pybind11.h found but not its numpy.h (an old or partial pybind11): no listed cause, and not a submodule."""
     source = "#include <pybind11/pybind11.h>\n#include <pybind11/numpy.h>\n"
-    missing = _gxx_fails(tmp_path / "none", source, {})
+    missing = gxx_fails(tmp_path / "none", source, {})
     assert "pybind11/pybind11.h: No such file or directory" in missing
     named_below_sure(missing, "system_library_missing", "pybind11-main-header-missing")
 
-    old = _gxx_fails(tmp_path / "old", source, {"pybind11/pybind11.h": "#pragma once\n"})
+    old = gxx_fails(tmp_path / "old", source, {"pybind11/pybind11.h": "#pragma once\n"})
     assert "pybind11/numpy.h: No such file or directory" in old
     assert diagnose_text(old).causes[0].cause_id == "unknown"
 

@@ -44,6 +44,7 @@ from .conftest import (
     corpus_lines,
     diagnose_list,
     diagnose_text,
+    gxx_fails,
     named_below_sure,
     real_nvcc,
     run_tool,
@@ -117,21 +118,6 @@ def test_pybind11_function_unknown_with_an_empty_submodule_and_the_real_cmake(tm
     assert diagnose_text(own).causes[0].signature != "pybind11-cmake-function-unknown"
 
 
-def _gxx_fails(tmp_path: Path, source: str, include: dict[str, str]) -> str:
-    """Compile ``source`` (ext.cpp) with the real g++, with the files ``include`` (name: text) in include/; returns
-    g++'s stderr (the compile must fail).  Skipped without g++."""
-    gxx = shutil.which("g++")
-    if gxx is None:
-        pytest.skip("needs g++")
-    (tmp_path / "include").mkdir(parents=True)
-    for name, text in include.items():
-        (tmp_path / "include" / name).write_text(text)
-    (tmp_path / "ext.cpp").write_text(source)
-    run = run_tool([gxx, "-c", "-Iinclude", "ext.cpp", "-o", "ext.o"], cwd=tmp_path)
-    assert run.returncode != 0, run.stdout
-    return run.stderr
-
-
 def _as_fails(tmp_path: Path, source: str) -> str:
     """Assemble ``source`` with the real GNU as; returns its messages (the run must fail).  Skipped without as."""
     gas = shutil.which("as")
@@ -202,7 +188,7 @@ def test_magma_headers_without_a_gpu_backend_with_the_real_gcc(tmp_path: Path):
         '#error "One of HAVE_CUBLAS, HAVE_clAmdBlas, or HAVE_MIC must be defined. This typically happens in '
         'Makefile.internal."\n#endif\n'
     )
-    errors = _gxx_fails(tmp_path, '#include "magma_types.h"\n', {"magma_types.h": check})
+    errors = gxx_fails(tmp_path, '#include "magma_types.h"\n', {"magma_types.h": check})
     assert "One of HAVE_CUBLAS" in errors
     named_below_sure(errors, "blas_not_found", "magma-headers-without-gpu-backend")
 
