@@ -48,11 +48,29 @@ def named_below_sure(text: str, cause: str, signature: str) -> Cause:
 
 
 def run_tool(
-    cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
+    cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run a real tool as the diagnose tests do: an argument list, output captured as text, a failure
-    is not an error (the tests read what the tool printed); ``env`` replaces the environment when given."""
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    is not an error (the tests read what the tool printed); ``env`` replaces the environment when given, ``stdin`` is
+    the text the tool reads on its standard input."""
+    return subprocess.run(cmd, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, check=False)
+
+
+def cmake_configure_fails(
+    tmp_path: Path, name: str, cmakelists: str, *args: str, env: dict[str, str] | None = None
+) -> list[str]:
+    """Run the real CMake on a CMakeLists.txt (text ``cmakelists``) written to ``tmp_path/name``, with the extra
+    arguments ``args`` (and ``env`` as the environment when given); its output lines (the configure must fail).
+    Skipped without cmake."""
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("needs cmake")
+    src = tmp_path / name
+    src.mkdir(parents=True, exist_ok=True)
+    (src / "CMakeLists.txt").write_text(cmakelists, encoding="utf-8")
+    p = run_tool([cmake, "-S", str(src), "-B", str(src / "b"), *args], env=env)
+    assert p.returncode != 0, p.stdout
+    return (p.stdout + p.stderr).splitlines()
 
 
 def gxx_fails(tmp_path: Path, source: str, include: dict[str, str]) -> str:

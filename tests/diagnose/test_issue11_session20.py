@@ -10,31 +10,18 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from torchbuild.decisions.diagnose import diagnose_lines
 from torchbuild.decisions.diagnose_reasons import UNDECIDED_CAP
 
-from .conftest import ROWS, stated
+from .conftest import ROWS, cmake_configure_fails, stated
 from .conftest import corpus_lines as _lines
 from .conftest import diagnose_list as _diag
 
 DEEPSPEED = "cudaver-deepspeed-win-buildwin-cu121-torch-cu118.log"
 CAUSAL_CONV1D = "nocuda-causalconv1d-force-build-no-nvcc.log"
-
-
-def _configure(tmp_path: Path, name: str, cmakelists: str, *args: str, env: dict | None = None) -> list[str]:
-    """Run real CMake on a CMakeLists.txt written to ``tmp_path/name``; its output lines (it must fail)."""
-    src = tmp_path / name
-    src.mkdir(parents=True, exist_ok=True)
-    (src / "CMakeLists.txt").write_text(cmakelists, encoding="utf-8")
-    p = subprocess.run(
-        ["cmake", "-S", str(src), "-B", str(src / "b"), *args], capture_output=True, text=True, check=False, env=env
-    )
-    assert p.returncode != 0, p.stdout
-    return (p.stdout + p.stderr).splitlines()
 
 
 def test_a_probe_error_the_script_survived_yields_to_the_exception_that_ended_it():
@@ -132,7 +119,7 @@ def test_empty_vendored_directory_from_real_cmake_is_a_submodule(tmp_path):
     (openvinotoolkit/openvino#307 shows the same message for thirdparty/ade)."""
     (tmp_path / "src" / "thirdparty" / "ade").mkdir(parents=True)
     d = _diag(
-        _configure(
+        cmake_configure_fails(
             tmp_path, "src", "cmake_minimum_required(VERSION 3.10)\nproject(x NONE)\nadd_subdirectory(thirdparty/ade)\n"
         )
     )
@@ -317,7 +304,7 @@ def test_real_cmake_cuda_compiler_missing_and_openmp_missing(tmp_path):
     output) is the toolkit not found, not sure; find_package(OpenMP REQUIRED) with a C++ compiler
     that refuses -fopenmp as Apple clang does (a wrapper script here) is OpenMP missing."""
     cuda = "cmake_minimum_required(VERSION 3.18)\nproject(x CUDA)\n"
-    d = _diag(_configure(tmp_path, "cuda", cuda, f"-DCMAKE_CUDA_COMPILER={tmp_path}/no/such/nvcc"))
+    d = _diag(cmake_configure_fails(tmp_path, "cuda", cuda, f"-DCMAKE_CUDA_COMPILER={tmp_path}/no/such/nvcc"))
     assert d.root.cause_id == "cuda_toolkit_not_found" and d.root.confidence <= 0.6
 
     cxx = shutil.which("g++") or shutil.which("c++")
@@ -332,7 +319,10 @@ def test_real_cmake_cuda_compiler_missing_and_openmp_missing(tmp_path):
     )
     wrapper.chmod(0o755)
     omp = "cmake_minimum_required(VERSION 3.18)\nproject(x CXX)\nfind_package(OpenMP REQUIRED)\n"
-    assert _diag(_configure(tmp_path, "omp", omp, f"-DCMAKE_CXX_COMPILER={wrapper}")).root.cause_id == "openmp_missing"
+    assert (
+        _diag(cmake_configure_fails(tmp_path, "omp", omp, f"-DCMAKE_CXX_COMPILER={wrapper}")).root.cause_id
+        == "openmp_missing"
+    )
 
 
 @pytest.mark.skipif(shutil.which("ld.bfd") is None or shutil.which("gcc") is None, reason="needs GNU ld and gcc")
@@ -368,13 +358,13 @@ def test_real_cmake_compiler_names_that_do_not_exist(tmp_path):
     """Real CMake told to use a C++ compiler that is not on PATH (the compiler is missing) and a
     CUDACXX that does not exist (the CUDA toolkit is not there)."""
     d = _diag(
-        _configure(
+        cmake_configure_fails(
             tmp_path, "cxx", "cmake_minimum_required(VERSION 3.18)\nproject(x CXX)\n", "-DCMAKE_CXX_COMPILER=g++-99"
         )
     )
     assert (d.root.cause_id, d.root.values.get("compiler")) == ("compiler_missing", "g++-99")
     env = {**os.environ, "CUDACXX": str(tmp_path / "no" / "nvcc")}
-    out = _configure(tmp_path, "cuda", "cmake_minimum_required(VERSION 3.18)\nproject(x CUDA)\n", env=env)
+    out = cmake_configure_fails(tmp_path, "cuda", "cmake_minimum_required(VERSION 3.18)\nproject(x CUDA)\n", env=env)
     assert _diag(out).root.cause_id == "cuda_toolkit_not_found"
 
 

@@ -33,7 +33,6 @@ pytorch/pytorch#7078): unknown first, not a compiler crash.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -41,6 +40,7 @@ import pytest
 
 from .conftest import (
     assert_named_by,
+    cmake_configure_fails,
     corpus_lines,
     diagnose_list,
     diagnose_text,
@@ -84,35 +84,27 @@ def test_dev_misses_of_session_54(name: str, cause: str, signature: str | None):
     assert_named_by(name, "dev", cause, signature)
 
 
-def _cmake_configure_fails(tmp_path: Path, cmakelists: str) -> str:
-    """Configure a project whose CMakeLists.txt is ``cmakelists`` with the real CMake; returns its whole output (the
-    configure must fail).  Skipped without cmake."""
-    cmake = shutil.which("cmake")
-    if cmake is None:
-        pytest.skip("needs cmake")
-    (tmp_path / "src").mkdir(parents=True, exist_ok=True)
-    (tmp_path / "src" / "CMakeLists.txt").write_text(cmakelists)
-    run = run_tool([cmake, "-S", "src", "-B", "build"], cwd=tmp_path)
-    assert run.returncode != 0, run.stdout
-    return run.stdout + run.stderr
-
-
 def test_pybind11_function_unknown_with_an_empty_submodule_and_the_real_cmake(tmp_path: Path):
     """A project that vendors pybind11 as a submodule: with the folder empty (not checked out) and the
     add_subdirectory guarded, the real CMake stops at pybind11_add_module, a command it does not know.  A project's
     own unknown function is not this row's."""
     (tmp_path / "src" / "pybind11").mkdir(parents=True)
-    log = _cmake_configure_fails(
-        tmp_path,
-        "cmake_minimum_required(VERSION 3.18)\nproject(p NONE)\n"
-        "if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/pybind11/CMakeLists.txt)\n  add_subdirectory(pybind11)\nendif()\n"
-        "pybind11_add_module(ext ext.cpp)\n",
+    log = "\n".join(
+        cmake_configure_fails(
+            tmp_path,
+            "src",
+            "cmake_minimum_required(VERSION 3.18)\nproject(p NONE)\n"
+            "if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/pybind11/CMakeLists.txt)\n  add_subdirectory(pybind11)\nendif()\n"
+            "pybind11_add_module(ext ext.cpp)\n",
+        )
     )
     assert 'Unknown CMake command "pybind11_add_module"' in log
     named_below_sure(log, "submodule_missing", "pybind11-cmake-function-unknown")
 
-    own = _cmake_configure_fails(
-        tmp_path / "own", "cmake_minimum_required(VERSION 3.18)\nproject(p NONE)\nmy_add_module(ext ext.cpp)\n"
+    own = "\n".join(
+        cmake_configure_fails(
+            tmp_path, "own", "cmake_minimum_required(VERSION 3.18)\nproject(p NONE)\nmy_add_module(ext ext.cpp)\n"
+        )
     )
     assert 'Unknown CMake command "my_add_module"' in own
     assert diagnose_text(own).causes[0].signature != "pybind11-cmake-function-unknown"
@@ -150,13 +142,7 @@ def test_an_instruction_the_assembler_does_not_know_in_both_wordings(tmp_path: P
     gas = shutil.which("as")
     if gas is None:
         pytest.skip("needs GNU as (binutils)")
-    run = subprocess.run(
-        [gas, "-o", str(tmp_path / "k.o"), "-"],
-        input="vpdpbusd_new %ymm0, %ymm1, %ymm2\n",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = run_tool([gas, "-o", str(tmp_path / "k.o"), "-"], stdin="vpdpbusd_new %ymm0, %ymm1, %ymm2\n")
     assert run.returncode != 0
     log = run.stdout + run.stderr
     assert "{standard input}:1: Error: no such instruction: `vpdpbusd_new" in log
@@ -280,13 +266,10 @@ def test_a_python_session_that_crashes_is_not_a_compiler_crash(tmp_path: Path):
     script = shutil.which("script")
     if script is None:
         pytest.skip("needs script (util-linux)")
-    run = subprocess.run(
+    run = run_tool(
         [script, "-q", "-c", f"sh -c '{sys.executable} -i; true'", "/dev/null"],
-        input="import ctypes\nctypes.string_at(0)\n",
-        capture_output=True,
-        text=True,
-        check=False,
         cwd=tmp_path,
+        stdin="import ctypes\nctypes.string_at(0)\n",
     )
     log = run.stdout.replace("\r", "")
     assert ">>> ctypes.string_at(0)" in log and "\nSegmentation fault" in log, log
