@@ -107,6 +107,7 @@ GATE: tuple[str, ...] = (
     "xception",
     "CUDA_HOME",
     "submodule",
+    "can't cd",  # dash's cd: "/bin/sh: 1: cd: can't cd to /x/third_party/nccl/nccl" (third-party-path-not-found)
     "previously",
     "RPATH",
     "UnknownType",
