@@ -9,11 +9,26 @@
 * dash's "cd: can't cd to <path>" (make's recipes run /bin/sh, dash on Debian and Ubuntu) for a path inside the
   tree's third_party folder: PyTorch's old NCCL step entering third_party/nccl/nccl, a submodule that was not there
   (pytorch/pytorch#12335).  The test runs the real dash through make.
+
+After round A's measurement (held-out logs of batches 1051-1081, then read):
+
+* Python 2's "ImportError: No module named Cython.Build" (brentp/quicksect#4) and "... Cython.Compiler.Main" (numpy's
+  cythonize step, numpy/numpy#7959, a dev log of the same batch): Cython is not installed, not a package without one
+  of its modules.  No Python 2 runs here: the Python 2 wording is the threads' text; Python 3's wording is the real
+  interpreter's.
+* "include_paths() got an unexpected keyword argument 'cuda'" (xlstm, mauricekraus/xLSTM-Mixer#5): the package calls
+  torch.utils.cpp_extension's path helpers with the keyword older torch releases had; the test calls the installed
+  torch's include_paths the same way.
+* git's "fatal: reference is not a tree: <sha>" (markovmodel/PyEMMA#1446) is a submodule commit the clone lacks, not
+  a network failure; git 2.39's "Fetched in submodule path ..., but it did not contain <sha>" is the same.  The test
+  runs the real git on a superproject whose submodule lost the recorded commit.
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,3 +93,82 @@ def test_make_recipe_cd_into_an_empty_third_party_folder_with_the_real_dash(tmp_
     other = run_tool([make, "-C", str(tmp_path), "other"])
     assert "can't cd to" in other.stderr
     assert diagnose_text(other.stdout + other.stderr).root.signature != "third-party-path-not-found"
+
+
+@pytest.mark.parametrize(
+    ("name", "cause", "signature"),
+    [
+        ("pip-quicksect-no-module-cython-build.log", "python_dependency_missing", "cython-not-installed"),
+        (
+            "xlstm-xlstm-mixer-include-paths-cuda-kwarg.log",
+            "torch_api_removed",
+            "cpp-extension-paths-cuda-keyword-removed",
+        ),
+        (
+            "git-pyemma-pybind11-submodule-reference-not-a-tree.log",
+            "submodule_missing",
+            "git-submodule-commit-not-in-clone",
+        ),
+    ],
+)
+def test_held_out_misses_of_round_a(name: str, cause: str, signature: str):
+    """Held-out logs of round A (batches 1051-1081) that the measured code missed, read after the measurement."""
+    assert_named_by(name, "holdout", cause, signature)
+
+
+def test_cython_missing_in_python_2_and_3_wordings():
+    """The dev log's Python 2 wording names Cython missing; so does the real Python 3 with no site-packages (-S), which
+    names the top-level package; a real package's missing submodule is still not this row's."""
+    assert_named_by(
+        "setuptools-numpy-source-no-module-cython.log", "dev", "python_dependency_missing", "cython-not-installed"
+    )
+    run = run_tool([sys.executable, "-S", "-c", "from Cython.Build import cythonize"])
+    assert "No module named 'Cython'" in run.stderr
+    root = diagnose_text(run.stderr).root
+    assert (root.cause_id, root.signature) == ("python_dependency_missing", "cython-not-installed")
+    other = diagnose_text("ImportError: No module named warprnnt_pytorch.warp_rnnt").causes
+    assert all(c.signature != "cython-not-installed" for c in other)
+
+
+def test_include_paths_cuda_keyword_with_the_installed_torch():
+    """The installed torch's include_paths, called as code written for older torch calls it (cuda=True), raises the
+    TypeError the row reads."""
+    pytest.importorskip("torch")
+    code = "from torch.utils.cpp_extension import include_paths\ninclude_paths(cuda=True)\n"
+    run = run_tool([sys.executable, "-c", code])
+    assert "include_paths() got an unexpected keyword argument 'cuda'" in run.stderr
+    named_below_sure(run.stderr, "torch_api_removed", "cpp-extension-paths-cuda-keyword-removed")
+
+
+def _git(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return run_tool(
+        ["git", "-c", "protocol.file.allow=always", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd
+    )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_submodule_commit_missing_with_the_real_git(tmp_path: Path):
+    """A superproject records submodule commit B; the submodule's repository is then reset to A and B pruned.  The
+    real git's `submodule update --init` in a fresh clone cannot fetch B, and `git checkout B` in the submodule's
+    clone says "reference is not a tree": both name the submodule, neither the network."""
+    sub, sup = tmp_path / "sub", tmp_path / "sup"
+    _git("init", "-q", str(sub), cwd=tmp_path)
+    _git("commit", "-q", "--allow-empty", "-m", "a", cwd=sub)
+    _git("commit", "-q", "--allow-empty", "-m", "b", cwd=sub)
+    recorded = _git("rev-parse", "HEAD", cwd=sub).stdout.strip()
+    _git("init", "-q", str(sup), cwd=tmp_path)
+    _git("submodule", "add", "-q", str(sub), "third_party/sub", cwd=sup)
+    _git("commit", "-q", "-m", "s", cwd=sup)
+    _git("reset", "-q", "--hard", "HEAD~1", cwd=sub)
+    _git("reflog", "expire", "--expire=now", "--all", cwd=sub)
+    _git("gc", "-q", "--prune=now", cwd=sub)
+    _git("clone", "-q", str(sup), str(tmp_path / "clone"), cwd=tmp_path)
+
+    update = _git("submodule", "update", "--init", cwd=tmp_path / "clone")
+    assert update.returncode != 0 and recorded in update.stderr
+    root = named_below_sure(update.stderr, "submodule_missing", "git-submodule-commit-not-in-clone")
+    assert recorded in root.explanation
+
+    checkout = _git("checkout", recorded, cwd=tmp_path / "clone" / "third_party" / "sub")
+    assert f"reference is not a tree: {recorded}" in checkout.stderr
+    named_below_sure(checkout.stderr, "submodule_missing", "git-submodule-commit-not-in-clone")
