@@ -22,6 +22,9 @@ After round A's measurement (held-out logs of batches 1051-1081, then read):
 * git's "fatal: reference is not a tree: <sha>" (markovmodel/PyEMMA#1446) is a submodule commit the clone lacks, not
   a network failure; git 2.39's "Fetched in submodule path ..., but it did not contain <sha>" is the same.  The test
   runs the real git on a superproject whose submodule lost the recorded commit.
+
+After round B's measurement (batches 1082-1093): lto1 refusing an object whose LTO bytecode another GCC wrote
+(rr-debugger/rr#2884, numba/llvmlite#898): objects left from a build before a compiler update.
 """
 
 from __future__ import annotations
@@ -172,3 +175,37 @@ def test_submodule_commit_missing_with_the_real_git(tmp_path: Path):
     checkout = _git("checkout", recorded, cwd=tmp_path / "clone" / "third_party" / "sub")
     assert f"reference is not a tree: {recorded}" in checkout.stderr
     named_below_sure(checkout.stderr, "submodule_missing", "git-submodule-commit-not-in-clone")
+
+
+def test_lto_objects_of_another_gcc_with_the_real_gcc(tmp_path: Path):
+    """Round B's held-out misses (rr-debugger/rr#2884, numba/llvmlite#898, read after the measurement): LTO objects
+    written by another GCC.  One GCC is installed here, so the test compiles with -flto, rewrites the LTO bytecode
+    major version in the object's .gnu.lto_.lto section to the one before (as an older GCC would have written it) and
+    links with the real gcc, whose lto1 refuses the object: leftover objects, below the sure bar."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("needs gcc")
+    from elftools.elf.elffile import ELFFile
+
+    (tmp_path / "a.c").write_text("int f(void) { return 1; }\n")
+    (tmp_path / "m.c").write_text("int f(void);\nint main(void) { return f(); }\n")
+    for name in ("a", "m"):
+        assert run_tool([gcc, "-flto", "-c", f"{name}.c", "-o", f"{name}.o"], cwd=tmp_path).returncode == 0
+    obj = tmp_path / "a.o"
+    with obj.open("rb") as fh:
+        section = next(s for s in ELFFile(fh).iter_sections() if s.name.startswith(".gnu.lto_.lto."))
+        offset = section["sh_offset"]
+    data = bytearray(obj.read_bytes())
+    major = int.from_bytes(data[offset : offset + 2], "little")
+    data[offset : offset + 2] = (major - 1).to_bytes(2, "little")
+    obj.write_bytes(bytes(data))
+
+    link = run_tool([gcc, "-flto", "a.o", "m.o", "-o", "m"], cwd=tmp_path)
+    assert link.returncode != 0 and f"generated with LTO version {major - 1}." in link.stderr
+    root = named_below_sure(link.stderr, "stale_build_dir", "lto-bytecode-version-mismatch")
+    assert "a.o" in root.explanation
+    for name in (
+        "cmake-rr-lto-bytecode-version-stale-objects.log",
+        "build-llvmlite-lld-wrap-lto-version-leftover-objects.log",
+    ):
+        assert_named_by(name, "holdout", "stale_build_dir", "lto-bytecode-version-mismatch")
