@@ -107,6 +107,7 @@ GATE: tuple[str, ...] = (
     "xception",
     "CUDA_HOME",
     "submodule",
+    "version should be",  # DeepGEMM's "NVCC version should be >= 12.3" (package-asserts-newer-nvcc)
     "can't cd",  # dash's cd: "/bin/sh: 1: cd: can't cd to /x/third_party/nccl/nccl" (third-party-path-not-found)
     "previously",
     "RPATH",
