@@ -25,6 +25,15 @@ After round A's measurement (held-out logs of batches 1051-1081, then read):
 
 After round B's measurement (batches 1082-1093): lto1 refusing an object whose LTO bytecode another GCC wrote
 (rr-debugger/rr#2884, numba/llvmlite#898): objects left from a build before a compiler update.
+
+From the whole corpus after the measurements (seen logs): DeepGEMM's JIT asserting "NVCC version should be >= 12.3"
+(vllm-project/vllm#49051): the nvcc it found is older than the package needs.
+
+Two of the session's new dev logs broke the corpus-wide layout tests (tests/diagnose/test_structure.py), now fixed:
+under LANG=es the line after ninja's FAILED: is GCC's "c++: error fatal: ..." (an ASCII translation), which was read
+as the step's command (intel/compute-runtime's cc1plus killed); and cl's D8021 on a GCC flag ('/Wno-cpp', pycocotools)
+printed after a real PyTorch build became an old Visual Studio too old for torch's headers: cl rejecting a GCC flag is
+the package's flags whatever the log says about torch (rule in decisions/diagnose_rules_windows.py).
 """
 
 from __future__ import annotations
@@ -209,3 +218,48 @@ def test_lto_objects_of_another_gcc_with_the_real_gcc(tmp_path: Path):
         "build-llvmlite-lld-wrap-lto-version-leftover-objects.log",
     ):
         assert_named_by(name, "holdout", "stale_build_dir", "lto-bytecode-version-mismatch")
+
+
+def test_package_asserting_a_newer_nvcc():
+    """DeepGEMM's assertion as the dev log has it (batch 998), and the same check written as a Python assert and run by
+    the real interpreter, name the toolkit too old; a package asking for a newer Python is not this row's."""
+    assert_named_by(
+        "jit-deepgemm-nvcc-too-old-assertion.log", "dev", "cuda_toolkit_too_old", "package-asserts-newer-nvcc"
+    )
+    code = 'major, minor = 12, 1\nassert major > 12 or (major == 12 and minor >= 3), "NVCC version should be >= 12.3"\n'
+    run = run_tool([sys.executable, "-c", code])
+    assert "AssertionError: NVCC version should be >= 12.3" in run.stderr
+    root = diagnose_text(run.stderr).root
+    assert (root.cause_id, root.signature) == ("cuda_toolkit_too_old", "package-asserts-newer-nvcc")
+    assert "12.3" in root.explanation
+    other = diagnose_text("AssertionError: Python version should be >= 3.9").causes
+    assert all(c.signature != "package-asserts-newer-nvcc" for c in other)
+
+
+def test_spanish_compiler_error_right_after_failed_is_not_the_command():
+    """GCC's Spanish catalogue (gcc-12-locales) prints "error fatal: " and glibc's strsignal "Terminado (killed)":
+    right after ninja's FAILED: line that is the compiler's message (a log cut without the command), not the step's
+    command, so the killed compiler is still read."""
+    for line in (
+        "c++: error fatal: Terminado (killed) signal terminated program cc1plus",
+        "c++: fatal error: Killed signal terminated program cc1plus",
+    ):
+        d = diagnose_text(f"FAILED: unit_tests/CMakeFiles/t.dir/a.cpp.o\n{line}\ncompilation terminated.")
+        assert (d.root.cause_id, d.root.line) == ("out_of_memory", 2)
+
+
+def test_cl_rejecting_a_gcc_flag_is_not_an_old_visual_studio_after_torch():
+    """pycocotools' D8021 under Visual Studio 14.0, alone and printed after the project's real PyTorch 2.6.0 build
+    excerpt (torch versions in the log): unknown both ways, the old Visual Studio second below the sure bar."""
+    log = assert_named_by("msvc-cocoapi-d8021-wno-cpp.log", "dev", "unknown", None)
+    excerpt = Path(__file__).resolve().parent.parent / "data" / "pytorch-2.6.0-build-excerpt.log"
+    lines = excerpt.read_text(encoding="utf-8").splitlines() + [
+        "cl : Command line error D8021 : invalid numeric argument '/Wno-cpp'",
+        "error: command 'C:\\\\Program Files (x86)\\\\Microsoft Visual Studio 14.0\\\\VC\\\\BIN\\\\x86_amd64"
+        "\\\\cl.exe' failed with exit status 2",
+    ]
+    after = diagnose_text("\n".join(lines))
+    assert after.root.cause_id == "unknown" and "GCC-only flag" in after.root.explanation
+    second = after.causes[1]
+    assert (second.signature, second.confidence < 0.7) == ("msvc-2015-or-older-compiler-failed", True)
+    assert log.causes[1].signature == "msvc-2015-or-older-compiler-failed"

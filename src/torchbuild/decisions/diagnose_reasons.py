@@ -34,6 +34,7 @@ from . import diagnose_rules_build as _build
 from . import diagnose_rules_install as _install
 from . import diagnose_rules_libraries as _libs
 from . import diagnose_rules_runtime as _runtime
+from . import diagnose_rules_windows as _windows
 from .diagnose_context import ContextCollector, LogContext
 from .diagnose_rules_common import UNDECIDED_CAP, SignatureHit, _CauseLike
 
@@ -75,13 +76,13 @@ RULES = (
     _after._package_from_current_folder,
     _after._private_module_not_built,
     _after._package_without_its_module,
-    _build._build_program_not_found_windows,
+    _windows._build_program_not_found_windows,
     _build._cuda_home_list,
     _build._relocation_without_gpu,
     _build._cudnn_version_unread,
     _build._same_cuda_twice,
     _build._cuda_arch_without_compiler,
-    _build._old_msvc_without_torch,
+    _windows._old_msvc_without_torch,
 )
 
 

@@ -6,7 +6,8 @@ headers while nvcc compiles, a package's own module missing after its build coul
 rule takes the root cause, the other causes, the log's context and its signature hits and returns
 the new cause list with notes, or None (the same shape as
 :mod:`torchbuild.decisions.diagnose_rules_after_build`); the pip and uv rules are in
-:mod:`torchbuild.decisions.diagnose_rules_install`, the order of all in
+:mod:`torchbuild.decisions.diagnose_rules_install`, the Windows ones (setuptools' [WinError 2], an old Visual
+Studio's cl.exe) in :mod:`torchbuild.decisions.diagnose_rules_windows`, the order of all in
 :data:`torchbuild.decisions.diagnose_reasons.RULES`."""
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from .diagnose_rules_common import (
     _hit_cause,
     _hit_first,
     _release,
-    _root_line,
     _unknown,
     _unknown_ahead,
 )
@@ -328,36 +328,6 @@ def _own_module_never_built(
     ]
 
 
-#: setuptools' (distutils') report of a program it could not start on Windows: "error: [WinError 2] The
-#: system cannot find the file specified" right after "running build_ext".
-_WIN_SPAWN_NOT_FOUND = re.compile(r"^error: \[WinError 2\] The system cannot find the file specified")
-
-
-def _build_program_not_found_windows(
-    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
-) -> Verdict:
-    """An unmatched "error: [WinError 2] The system cannot find the file specified" in a log that shows a
-    package build (``running build_ext``): the program setuptools tried to start is not on PATH, and in
-    build_ext that program is the compiler (cl.exe outside a Visual Studio developer prompt, or nvcc)
-    (qwopqwop200/GPTQ-for-LLaMa#47: fixed by building from the x64 Native Tools Command Prompt)."""
-    if root.cause_id != "unknown" or not ctx.building:
-        return None
-    text = _root_line(root).strip()
-    if not _WIN_SPAWN_NOT_FOUND.search(text):
-        return None
-    first = _as(
-        root,
-        "compiler_missing",
-        0.6,
-        "The build could not start one of its programs ([WinError 2]: file not found). In build_ext that is the "
-        "compiler: cl.exe is on PATH only inside a Visual Studio developer prompt (or nvcc is not on PATH).",
-        "Install Visual Studio Build Tools with 'Desktop development with C++' and build from the 'x64 Native "
-        "Tools Command Prompt' (or after vcvars64.bat); for CUDA extensions put the toolkit's bin on PATH too.",
-        "https://github.com/qwopqwop200/GPTQ-for-LLaMa/issues/47",
-    )
-    return [first, *rest], ["A build step could not start a program: on Windows that is usually cl.exe off PATH."]
-
-
 def _cuda_home_list(
     root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
 ) -> Verdict:
@@ -443,31 +413,6 @@ def _cuda_arch_without_compiler(
         note="CMake could not identify the CUDA compiler on line {line}: nvcc did not run, so no architecture was "
         "found because the compiler is missing, not because it rejected the host compiler.",
     )
-
-
-def _old_msvc_without_torch(
-    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
-) -> Verdict:
-    """Visual Studio 2015's cl.exe is too old for torch's headers (C++17), not for C code in general: pycocotools
-    built with it failed on a GCC-only flag (cl's D8021 on '/Wno-cpp', two threads of the corpus judged no listed
-    cause). Without torch in the log (its extension builder's compiler check, a torch traceback, a torch version),
-    the old Visual Studio is not reported as the cause."""
-    if root.signature != "msvc-2015-or-older-compiler-failed":
-        return None
-    if ctx.torch_imports or ctx.torch_versions or any(h.signature.startswith("cpp-extension") for h in hits):
-        return None
-    return [
-        _unknown(
-            root,
-            "cl.exe of an old Visual Studio (2015 or older) failed, and nothing in the log says it compiled code that "
-            "includes torch's headers (which need a newer MSVC): the compiler's own error above the failed command "
-            "is the one to read.",
-            "Read cl's first error above the failed command; if the code includes torch's headers, use Visual Studio "
-            "2019 or 2022.",
-        ),
-        _cap(root, UNDECIDED_CAP),
-        *rest,
-    ], ["No torch in the log: Visual Studio 2015 compiles plain C/C++ extensions, so its age is not the cause."]
 
 
 def _same_cuda_twice(

@@ -286,7 +286,10 @@ class Scanner:
         if self._step_cmd_pending is not None:
             i = self._step_cmd_pending
             self._step_cmd_pending = None
-            if not _is_error_not_command(normalize(text), self._match_sigs):
+            first = normalize(text)
+            if first.isascii():
+                first = delocalize_ascii(first)  # "c++: error fatal: ..." (LANG=es) is the error, not the command
+            if not _is_error_not_command(first, self._match_sigs):
                 st = self.steps[i]
                 self.steps[i] = Step(st.line, st.text, number, text.strip()[:2000])
                 self._ctx.feed(text.strip())
