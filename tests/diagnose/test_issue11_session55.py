@@ -27,7 +27,11 @@ After round B's measurement (batches 1082-1093): lto1 refusing an object whose L
 (rr-debugger/rr#2884, numba/llvmlite#898): objects left from a build before a compiler update.
 
 From the whole corpus after the measurements (seen logs): DeepGEMM's JIT asserting "NVCC version should be >= 12.3"
-(vllm-project/vllm#49051): the nvcc it found is older than the package needs.
+(vllm-project/vllm#49051): the nvcc it found is older than the package needs.  cuDNN 9's
+CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH / _LOADING_FAILED: parts of two cuDNN releases in one process (four dev logs,
+pytorch/pytorch#187824, #188892, #185512, modelscope/ms-swift#6931).  CUDA-Q's "Invalid simulator requested:
+custatevec_fp32": its GPU backend's CUDA libraries missing (NVIDIA/cuda-quantum#1096, #1393).  Both are run-time
+messages of GPU machines: the tests read the logs recorded in the threads.
 
 Two of the session's new dev logs broke the corpus-wide layout tests (tests/diagnose/test_structure.py), now fixed:
 under LANG=es the line after ninja's FAILED: is GCC's "c++: error fatal: ..." (an ASCII translation), which was read
@@ -263,3 +267,31 @@ def test_cl_rejecting_a_gcc_flag_is_not_an_old_visual_studio_after_torch():
     second = after.causes[1]
     assert (second.signature, second.confidence < 0.7) == ("msvc-2015-or-older-compiler-failed", True)
     assert log.causes[1].signature == "msvc-2015-or-older-compiler-failed"
+
+
+@pytest.mark.parametrize(
+    ("name", "split"),
+    [
+        ("runtime-ms-swift-conv3d-cudnn-sublibrary-loading-failed.log", "dev"),
+        ("runtime-pytorch-nightly-cu130-cudnn-sublibrary-version-mismatch.log", "dev"),
+        ("runtime-pytorch-2.12-cu130-cudnn-tensor-ir-missing-from-wheel.log", "dev"),
+        ("runtime-torch-cu130-cudnn-sublibrary-version-mismatch-system-cudnn.log", "dev"),
+    ],
+)
+def test_cudnn_sublibrary_status_is_two_cudnn_releases(name: str, split: str):
+    """cuDNN's sub-library statuses, as four real GPU machines printed them (recorded in the threads; no GPU here)."""
+    d = assert_named_by(name, split, "cudnn_unusable", "cudnn-sublibrary-mismatch")
+    assert "two cuDNN releases" in d.root.explanation
+
+
+@pytest.mark.parametrize(
+    ("name", "split"),
+    [
+        ("import-cudaq-colab-invalid-simulator-custatevec-fp32.log", "dev"),
+        ("linux-cuda-quantum-pip-import-custatevec-simulator-missing-cuda-libs.log", "holdout"),
+    ],
+)
+def test_cudaq_gpu_simulator_not_loadable(name: str, split: str):
+    """CUDA-Q's import on a GPU machine without its backend's CUDA libraries (recorded in the threads)."""
+    d = assert_named_by(name, split, "shared_library_not_found", "cudaq-gpu-simulator-not-loadable")
+    assert "custatevec_fp32" in d.root.explanation
