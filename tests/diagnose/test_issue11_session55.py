@@ -31,7 +31,10 @@ From the whole corpus after the measurements (seen logs): DeepGEMM's JIT asserti
 CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH / _LOADING_FAILED: parts of two cuDNN releases in one process (four dev logs,
 pytorch/pytorch#187824, #188892, #185512, modelscope/ms-swift#6931).  CUDA-Q's "Invalid simulator requested:
 custatevec_fp32": its GPU backend's CUDA libraries missing (NVIDIA/cuda-quantum#1096, #1393).  Both are run-time
-messages of GPU machines: the tests read the logs recorded in the threads.
+messages of GPU machines: the tests read the logs recorded in the threads.  GroundingDINO's "UserWarning: Failed to
+load custom C++ ops. Running on CPU mode Only!": installed without CUDA_HOME, so no CUDA op was built
+(IDEA-Research/Grounded-Segment-Anything#53); the "NameError: name '_C' is not defined" after that warning is the
+package's _C, not torch's (rule in decisions/diagnose_rules_runtime.py).
 
 Two of the session's new dev logs broke the corpus-wide layout tests (tests/diagnose/test_structure.py), now fixed:
 under LANG=es the line after ninja's FAILED: is GCC's "c++: error fatal: ..." (an ASCII translation), which was read
@@ -295,3 +298,35 @@ def test_cudaq_gpu_simulator_not_loadable(name: str, split: str):
     """CUDA-Q's import on a GPU machine without its backend's CUDA libraries (recorded in the threads)."""
     d = assert_named_by(name, split, "shared_library_not_found", "cudaq-gpu-simulator-not-loadable")
     assert "custatevec_fp32" in d.root.explanation
+
+
+def test_groundingdino_cpu_only_warning_with_the_real_python(tmp_path: Path):
+    """GroundingDINO's import fallback, written as its ms_deform_attn.py has it and run by the real Python: the
+    warning (with the source line Python prints under it) and the NameError after it name the CUDA toolkit missing at
+    install time, the torch source-tree reading of the NameError second; the same source line pasted alone (the batch
+    902 log, whose undefined libstdc++ symbol is the cause) does not."""
+    (tmp_path / "ms_deform_attn.py").write_text(
+        "import warnings\n"
+        "try:\n"
+        "    from groundingdino import _C\n"
+        "except Exception:\n"
+        '    warnings.warn("Failed to load custom C++ ops. Running on CPU mode Only!")\n'
+        "def forward():\n"
+        "    return _C.ms_deform_attn_forward()\n"
+    )
+    run = run_tool([sys.executable, "-c", "import ms_deform_attn; ms_deform_attn.forward()"], cwd=tmp_path)
+    assert "UserWarning: Failed to load custom C++ ops" in run.stderr and "NameError" in run.stderr
+    root = named_below_sure(run.stderr, "cuda_toolkit_not_found", "groundingdino-custom-ops-cpu-only")
+    assert "CUDA_HOME" in root.explanation
+    assert_named_by(
+        "runtime-grounded-segment-anything-c-not-defined-cuda-home.log",
+        "holdout",
+        "cuda_toolkit_not_found",
+        "groundingdino-custom-ops-cpu-only",
+    )
+    assert_named_by(
+        "import-groundingdino-c-ext-exception-ptr-undefined-symbol.log",
+        "dev",
+        "glibcxx_too_old",
+        "libstdcxx-symbol-undefined",
+    )

@@ -1,16 +1,17 @@
-"""Reasoning rules for a program that crashed at run time (pure): a crash printed by the shell alone ("Segmentation
+"""Reasoning rules for a program that failed at run time (pure): a crash printed by the shell alone ("Segmentation
 fault (core dumped)") names no program, and the signatures read it as a compiler's crash, which it is in a build.
 When the log shows a Python session instead (an interactive prompt, ``python -c``) and no package build, the crash
-is the program's: no cause id names it from that line.  Each rule takes the root cause, the other causes, the log's
-context and its signature hits and returns the new cause list with notes, or None (the shape of
-:mod:`torchbuild.decisions.diagnose_rules_build`)."""
+is the program's: no cause id names it from that line. A package that warned it runs without its own ``_C`` op and
+then fails on ``NameError: name '_C' is not defined`` lacks its own extension, not torch's. Each rule takes the root
+cause, the other causes, the log's context and its signature hits and returns the new cause list with notes, or None
+(the shape of :mod:`torchbuild.decisions.diagnose_rules_build`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from .diagnose_context import LogContext
-from .diagnose_rules_common import CauseFor, SignatureHit, Verdict, _CauseLike, _unknown_ahead
+from .diagnose_rules_common import CauseFor, SignatureHit, Verdict, _CauseLike, _hit_first, _unknown_ahead
 
 #: The signature of a crash the shell printed without naming the program (knowledge/data/signatures/resources.toml).
 _SHELL_CRASH = "segfault-alone"
@@ -36,4 +37,23 @@ def _crash_in_a_python_session(
         "module, then reinstall or rebuild that module for the torch and libraries in this environment; changing "
         "the order of the imports is a hint, not a fix.",
         "The crash follows a Python prompt, not a build step: it is the program's, not the compiler's.",
+    )
+
+
+def _package_ops_missing_then_name_error(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """GroundingDINO catches the failed import of its own ``_C`` op, warns "Failed to load custom C++ ops. Running on
+    CPU mode Only!" and later fails with "NameError: name '_C' is not defined", which the signatures read as torch's
+    own ``_C`` (an unbuilt torch source tree).  With that warning in the log, the ``_C`` is the package's: the
+    warning's cause (installed without the CUDA toolkit, IDEA-Research/Grounded-Segment-Anything#53) goes first."""
+    warned = "groundingdino-custom-ops-cpu-only"
+    return _hit_first(
+        root,
+        [c for c in rest if c.signature != warned],
+        hits,
+        cause_for,
+        roots=frozenset({"torch-c-missing-old-spelling"}),
+        hit=warned,
+        note="Line {line} warns that the package's own C++ ops did not load: the missing _C is the package's.",
     )
