@@ -35,6 +35,8 @@ messages of GPU machines: the tests read the logs recorded in the threads.  Grou
 load custom C++ ops. Running on CPU mode Only!": installed without CUDA_HOME, so no CUDA op was built
 (IDEA-Research/Grounded-Segment-Anything#53); the "NameError: name '_C' is not defined" after that warning is the
 package's _C, not torch's (rule in decisions/diagnose_rules_runtime.py).
+nvcc stopping in CUDA 8's cuda_fp16.h on an ambiguous "isinf" under GCC 6 (NVIDIA/nccl#40, batch 1078 dev, in the
+dev table): a host compiler newer than that CUDA supports; no second CUDA/GCC pair runs here to reproduce it.
 
 Two of the session's new dev logs broke the corpus-wide layout tests (tests/diagnose/test_structure.py), now fixed:
 under LANG=es the line after ninja's FAILED: is GCC's "c++: error fatal: ..." (an ASCII translation), which was read
@@ -67,6 +69,11 @@ from .conftest import assert_named_by, diagnose_text, named_below_sure, run_tool
             "nccl-pytorch-cant-cd-third-party-nccl-nccl-submodule-absent.log",
             "submodule_missing",
             "third-party-path-not-found",
+        ),
+        (
+            "nccl-nccl-gcc6-cuda8-isinf-overloaded-cuda-fp16.log",
+            "host_compiler_unsupported",
+            "cuda-header-isinf-ambiguous-newer-gcc",
         ),
     ],
 )
