@@ -160,8 +160,10 @@ ROWS = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
 #: 138 held out, blind, in three rounds: 55/72, 34/42 and 24/24 right at their measurements, the same with the start's
 #: code: benchmarks/eval_diagnose_issue11_session55.txt; a fourth round found no threads); after the rows read from
 #: their misses (seen) and the calibration: 5908/6962 (84.9%), 46/6962 (0.7%), under the floor, which session 46's
-#: rule sets to 0.845; a later row (DeepGEMM's nvcc check) brought it to 5909/6962 (84.9%); the ceiling stays 0.010.
-ACCURACY_FLOOR = 0.845
+#: rule set to 0.845; the session's later rows from the whole corpus (DeepGEMM's nvcc check, cuDNN's sub-library
+#: statuses, CUDA-Q's simulator, GroundingDINO's CPU-only warning, CUDA 8's isinf under GCC 6) brought it to 5918/6962
+#: (85.0%), 46/6962 (0.7%): floor and ceiling back to 0.850 and 0.010.
+ACCURACY_FLOOR = 0.850
 WRONG_HIGH_CEILING = 0.010
 
 
