@@ -279,32 +279,27 @@ def test_cl_rejecting_a_gcc_flag_is_not_an_old_visual_studio_after_torch():
     assert log.causes[1].signature == "msvc-2015-or-older-compiler-failed"
 
 
-@pytest.mark.parametrize(
-    ("name", "split"),
-    [
-        ("runtime-ms-swift-conv3d-cudnn-sublibrary-loading-failed.log", "dev"),
-        ("runtime-pytorch-nightly-cu130-cudnn-sublibrary-version-mismatch.log", "dev"),
-        ("runtime-pytorch-2.12-cu130-cudnn-tensor-ir-missing-from-wheel.log", "dev"),
-        ("runtime-torch-cu130-cudnn-sublibrary-version-mismatch-system-cudnn.log", "dev"),
-    ],
-)
-def test_cudnn_sublibrary_status_is_two_cudnn_releases(name: str, split: str):
-    """cuDNN's sub-library statuses, as four real GPU machines printed them (recorded in the threads; no GPU here)."""
-    d = assert_named_by(name, split, "cudnn_unusable", "cudnn-sublibrary-mismatch")
-    assert "two cuDNN releases" in d.root.explanation
+_SUBLIB = ("cudnn_unusable", "cudnn-sublibrary-mismatch", "two cuDNN releases")
+_CUDAQ = ("shared_library_not_found", "cudaq-gpu-simulator-not-loadable", "custatevec_fp32")
 
 
 @pytest.mark.parametrize(
-    ("name", "split"),
+    ("name", "split", "expected"),
     [
-        ("import-cudaq-colab-invalid-simulator-custatevec-fp32.log", "dev"),
-        ("linux-cuda-quantum-pip-import-custatevec-simulator-missing-cuda-libs.log", "holdout"),
+        ("runtime-ms-swift-conv3d-cudnn-sublibrary-loading-failed.log", "dev", _SUBLIB),
+        ("runtime-pytorch-nightly-cu130-cudnn-sublibrary-version-mismatch.log", "dev", _SUBLIB),
+        ("runtime-pytorch-2.12-cu130-cudnn-tensor-ir-missing-from-wheel.log", "dev", _SUBLIB),
+        ("runtime-torch-cu130-cudnn-sublibrary-version-mismatch-system-cudnn.log", "dev", _SUBLIB),
+        ("import-cudaq-colab-invalid-simulator-custatevec-fp32.log", "dev", _CUDAQ),
+        ("linux-cuda-quantum-pip-import-custatevec-simulator-missing-cuda-libs.log", "holdout", _CUDAQ),
     ],
 )
-def test_cudaq_gpu_simulator_not_loadable(name: str, split: str):
-    """CUDA-Q's import on a GPU machine without its backend's CUDA libraries (recorded in the threads)."""
-    d = assert_named_by(name, split, "shared_library_not_found", "cudaq-gpu-simulator-not-loadable")
-    assert "custatevec_fp32" in d.root.explanation
+def test_gpu_machine_messages_from_the_whole_corpus(name: str, split: str, expected: tuple[str, str, str]):
+    """cuDNN's sub-library statuses and CUDA-Q's simulator check, as real GPU machines printed them (recorded in the
+    threads; no GPU here): the cause, the row, and a phrase its explanation must carry."""
+    cause, signature, phrase = expected
+    d = assert_named_by(name, split, cause, signature)
+    assert phrase in d.root.explanation
 
 
 def test_groundingdino_cpu_only_warning_with_the_real_python(tmp_path: Path):
