@@ -18,7 +18,8 @@ Signatures match lines; this module looks at what else the log says and re-order
 The rules live in :mod:`~torchbuild.decisions.diagnose_rules_after_build` (import-time
 failures), :mod:`~torchbuild.decisions.diagnose_rules_libraries` (a library not found at import),
 :mod:`~torchbuild.decisions.diagnose_rules_build` (build failures),
-:mod:`~torchbuild.decisions.diagnose_rules_runtime` (a program that crashed at run time) and
+:mod:`~torchbuild.decisions.diagnose_rules_runtime` (a program that failed at run time),
+:mod:`~torchbuild.decisions.diagnose_rules_windows` (setuptools' [WinError 2], an old Visual Studio's cl.exe) and
 :mod:`~torchbuild.decisions.diagnose_rules_install` (what pip's and uv's resolvers printed);
 :data:`RULES` alone orders them.
 Every rule names its source (the issue threads of tests/diagnose/realworld or the tool whose

@@ -155,11 +155,11 @@ def _hit_first(
 ) -> Verdict:
     """When the root was named by one of the signatures ``roots`` (a message that says that a step failed, not why)
     and the log also matched the signature ``hit`` (the line that says why), that line's cause first and the root's
-    second, capped at :data:`UNDECIDED_CAP`; ``note`` is formatted with ``line`` (the hit's line number).  None when
-    either is missing."""
+    second, capped at :data:`UNDECIDED_CAP`, then ``rest`` without the hit's own cause (so that it is not listed
+    twice); ``note`` is formatted with ``line`` (the hit's line number).  None when either is missing."""
     if root.signature not in roots:
         return None
     why = _hit_cause(hits, cause_for, lambda h: h.signature == hit)
     if why is None:
         return None
-    return [why, _cap(root, UNDECIDED_CAP), *rest], [note.format(line=why.line)]
+    return [why, _cap(root, UNDECIDED_CAP), *(c for c in rest if c.signature != hit)], [note.format(line=why.line)]

@@ -47,13 +47,12 @@ def _package_ops_missing_then_name_error(
     CPU mode Only!" and later fails with "NameError: name '_C' is not defined", which the signatures read as torch's
     own ``_C`` (an unbuilt torch source tree).  With that warning in the log, the ``_C`` is the package's: the
     warning's cause (installed without the CUDA toolkit, IDEA-Research/Grounded-Segment-Anything#53) goes first."""
-    warned = "groundingdino-custom-ops-cpu-only"
     return _hit_first(
         root,
-        [c for c in rest if c.signature != warned],
+        rest,
         hits,
         cause_for,
         roots=frozenset({"torch-c-missing-old-spelling"}),
-        hit=warned,
+        hit="groundingdino-custom-ops-cpu-only",
         note="Line {line} warns that the package's own C++ ops did not load: the missing _C is the package's.",
     )

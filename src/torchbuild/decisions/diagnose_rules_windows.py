@@ -10,17 +10,7 @@ import re
 from collections.abc import Sequence
 
 from .diagnose_context import LogContext
-from .diagnose_rules_common import (
-    UNDECIDED_CAP,
-    CauseFor,
-    SignatureHit,
-    Verdict,
-    _as,
-    _cap,
-    _CauseLike,
-    _root_line,
-    _unknown,
-)
+from .diagnose_rules_common import CauseFor, SignatureHit, Verdict, _as, _CauseLike, _root_line, _unknown_ahead
 
 #: setuptools' (distutils') report of a program it could not start on Windows: "error: [WinError 2] The
 #: system cannot find the file specified" right after "running build_ext".
@@ -92,4 +82,4 @@ def _old_msvc_without_torch(
             "Studio 2019 or 2022."
         )
         note = "No torch in the log: Visual Studio 2015 compiles plain C/C++ extensions, so its age is not the cause."
-    return [_unknown(root, why, fix), _cap(root, UNDECIDED_CAP), *rest], [note]
+    return _unknown_ahead(root, rest, why, fix, note)
