@@ -48,11 +48,12 @@ the package's flags whatever the log says about torch (rule in decisions/diagnos
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from support.git import git, git_out
 
 from .conftest import assert_named_by, diagnose_text, named_below_sure, run_tool
 
@@ -166,36 +167,30 @@ def test_include_paths_cuda_keyword_with_the_installed_torch():
     named_below_sure(run.stderr, "torch_api_removed", "cpp-extension-paths-cuda-keyword-removed")
 
 
-def _git(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return run_tool(
-        ["git", "-c", "protocol.file.allow=always", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd
-    )
-
-
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_submodule_commit_missing_with_the_real_git(tmp_path: Path):
     """A superproject records submodule commit B; the submodule's repository is then reset to A and B pruned.  The
     real git's `submodule update --init` in a fresh clone cannot fetch B, and `git checkout B` in the submodule's
     clone says "reference is not a tree": both name the submodule, neither the network."""
     sub, sup = tmp_path / "sub", tmp_path / "sup"
-    _git("init", "-q", str(sub), cwd=tmp_path)
-    _git("commit", "-q", "--allow-empty", "-m", "a", cwd=sub)
-    _git("commit", "-q", "--allow-empty", "-m", "b", cwd=sub)
-    recorded = _git("rev-parse", "HEAD", cwd=sub).stdout.strip()
-    _git("init", "-q", str(sup), cwd=tmp_path)
-    _git("submodule", "add", "-q", str(sub), "third_party/sub", cwd=sup)
-    _git("commit", "-q", "-m", "s", cwd=sup)
-    _git("reset", "-q", "--hard", "HEAD~1", cwd=sub)
-    _git("reflog", "expire", "--expire=now", "--all", cwd=sub)
-    _git("gc", "-q", "--prune=now", cwd=sub)
-    _git("clone", "-q", str(sup), str(tmp_path / "clone"), cwd=tmp_path)
+    git("init", "-q", str(sub), cwd=tmp_path)
+    git("commit", "-q", "--allow-empty", "-m", "a", cwd=sub)
+    git("commit", "-q", "--allow-empty", "-m", "b", cwd=sub)
+    recorded = git_out("rev-parse", "HEAD", cwd=sub)
+    git("init", "-q", str(sup), cwd=tmp_path)
+    git("submodule", "add", "-q", str(sub), "third_party/sub", cwd=sup)
+    git("commit", "-q", "-m", "s", cwd=sup)
+    git("reset", "-q", "--hard", "HEAD~1", cwd=sub)
+    git("reflog", "expire", "--expire=now", "--all", cwd=sub)
+    git("gc", "-q", "--prune=now", cwd=sub)
+    git("clone", "-q", str(sup), str(tmp_path / "clone"), cwd=tmp_path)
 
-    update = _git("submodule", "update", "--init", cwd=tmp_path / "clone")
+    update = git("submodule", "update", "--init", cwd=tmp_path / "clone", check=False)
     assert update.returncode != 0 and recorded in update.stderr
     root = named_below_sure(update.stderr, "submodule_missing", "git-submodule-commit-not-in-clone")
     assert recorded in root.explanation
 
-    checkout = _git("checkout", recorded, cwd=tmp_path / "clone" / "third_party" / "sub")
+    checkout = git("checkout", recorded, cwd=tmp_path / "clone" / "third_party" / "sub", check=False)
     assert f"reference is not a tree: {recorded}" in checkout.stderr
     named_below_sure(checkout.stderr, "submodule_missing", "git-submodule-commit-not-in-clone")
 
