@@ -78,6 +78,9 @@ GATE: tuple[str, ...] = (
     "LNK",
     "C2872",
     "died",
+    # nvlink's "Input file '<lib>.a:<obj>.o' newer than toolkit (112 vs 110)", whose path a paste wraps onto a line
+    # of its own (knowledge: nvlink-input-newer-than-toolkit)
+    "newer than toolkit",
     "emory",
     "heap space",
     "Compatibility with",

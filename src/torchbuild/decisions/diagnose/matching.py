@@ -200,7 +200,9 @@ class Scanner:
             # splits words ("not expa          nded with"); match it joined again
             joined = _WRAP_PAD.sub("", text)
             if joined != text:
-                return self._match_sigs(joined)
+                # or the terminal broke the line at a space ("No such file or          directory":
+                # Chia-Network/bladebit#15, issue 11 batch 1131 dev): joined with one space
+                return self._match_sigs(joined) or self._match_sigs(_WRAP_PAD.sub(" ", text))
         return None
 
     def _add_event(self, ev: _Event) -> None:
