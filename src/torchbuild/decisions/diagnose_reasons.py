@@ -46,6 +46,7 @@ RULES = (
     _after._frozen_app_bundle,
     _runtime._crash_in_a_python_session,
     _runtime._package_ops_missing_then_name_error,
+    _runtime._module_missing_compiler_missing,
     _install._torch_replaced_by_installer,
     _after._torch_python_not_loaded_first,
     _after._stale_jit_cache,

