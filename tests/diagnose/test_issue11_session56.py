@@ -29,16 +29,54 @@
   test pads the real gcc's message the same way.
 * rocSHMEM's "Could not open libnuma" (pytorch/pytorch#195672): the ROCm wheel's rocSHMEM loads a libnuma.so the system
   lacks.  No ROCm here: the recorded log.
+
+After round A's measurement (held-out logs of batches 1106-1137, then read):
+
+* ldd's "libfaiss.so => not found" lines under an import error (facebookresearch/faiss#2063): the library is not
+  found by the loader; and SWIG's generated module (_swigfaiss) counts as a compiled part, so "cannot import name
+  '_swigfaiss' from 'faiss'" is no longer read as a version conflict.  The ldd test runs the real ldd on a library
+  whose dependency was removed.
+* rocBLAS 5.4's "Cannot read .../TensileLibrary.dat: Illegal seek" (ROCm/rocBLAS#1339): the same missing library.
+* A header in a lib*/ folder ("libnotify/notify.h", tryphotino/photino.Native#82): a system library's development
+  package.  The test runs the real gcc.
+* nvcc's "error in open: /usr/bin/../nvvm/libdevice/libdevice.10.bc" (negativo17/cuda#9): a toolkit without the
+  libdevice its nvcc.profile names.  The installed nvcc 13.0 compiles without opening libdevice (tried here: a toolkit
+  folder without nvvm/libdevice still compiles erfinvf), so the test reads the recorded log.
+* nvidia-docker's "unsupported CUDA version: driver 7.0 < image 7.5" (NVIDIA/nvidia-docker#106): the driver is older
+  than the image's CUDA.  The recorded log.
+
+After round B's measurement (batches 1138-1149):
+
+* CMake's "Could not find a package configuration file provided by "pybind11"" (metadriverse/metaurban#20):
+  pybind11 is not installed.  The test runs the real CMake.
+* "'...\\vcvarsall.bat"' is not recognized as an internal or external command" (gusztavvargadr/packer#360): Visual
+  Studio without its C++ workload.  Windows only: the recorded log.
+* "No module named 'custom_conv'" in a log where torch's extension builder's "which g++" failed (teboli/CPCR#3): the
+  module is an extension never built for want of a compiler (rule in decisions/diagnose_rules_runtime.py).  The test
+  runs the real Python and the real which.
+
+After round C's measurement (batches 1150-1161): kmcuda's "compute capability mismatch for device 0: wanted 6.1, have
+3.7" (src-d/kmcuda#13): built for another GPU.  No GPU here: the recorded log.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import assert_named_by, diagnose_text, named_below_sure, real_nvcc, run_tool
+from .conftest import (
+    assert_named_by,
+    causes_of,
+    cmake_configure_fails,
+    diagnose_text,
+    named_below_sure,
+    real_nvcc,
+    run_tool,
+)
 
 
 def test_autoconf_blas_missing_is_blas_not_found() -> None:
@@ -177,3 +215,121 @@ def test_padded_wrap_at_a_space_is_joined_with_a_space(tmp_path: Path) -> None:
     padded = line.replace("or directory", "or" + " " * 15 + "directory")
     root = diagnose_text(padded).root
     assert (root.cause_id, root.signature) == ("system_library_missing", "system-library-header-missing")
+
+
+@pytest.mark.parametrize(
+    ("name", "cause", "signature"),
+    [
+        (
+            "import-faiss-source-build-shared-libs-rpath-build-dir.log",
+            "shared_library_not_found",
+            "ldd-library-not-found",
+        ),
+        (
+            "rocm-roop-rocblas-tensilelibrary-illegal-seek-gfx1031.log",
+            "no_kernel_image",
+            "rocblas-no-tensile-library-for-gpu",
+        ),
+        (
+            "nvcc-negativo17-cuda-libdevice-wrong-nvcc-profile.log",
+            "cuda_toolkit_incomplete",
+            "nvcc-libdevice-file-missing",
+        ),
+        (
+            "runtime-nvidia-docker-uvm-then-driver-older-than-image-cuda.log",
+            "cuda_driver_too_old",
+            "nvidia-docker-driver-older-than-image",
+        ),
+        ("env-packer-windows-box-vcvarsall-bat-missing-no-cpp-workload.log", "compiler_missing", "vcvarsall-not-found"),
+        (
+            "runtime-kmcuda-pip-binary-built-for-sm61-on-k80-sm37.log",
+            "no_kernel_image",
+            "kmcuda-compute-capability-mismatch",
+        ),
+        (
+            "make-photino-native-linux-libnotify-notify-h-missing.log",
+            "system_library_missing",
+            "system-library-header-missing",
+        ),
+    ],
+)
+def test_held_out_logs_read_after_their_measurement(name: str, cause: str, signature: str) -> None:
+    """The held-out logs these rows were read from (after their round's measurement) now name their thread's cause."""
+    assert_named_by(name, "holdout", cause, signature)
+
+
+def test_swig_module_is_a_compiled_part() -> None:
+    """ "cannot import name '_swigfaiss' from 'faiss'" alone is no version conflict (SWIG's module is compiled), while
+    a Python name missing from a package still is one."""
+    swig = diagnose_text("ImportError: cannot import name '_swigfaiss' from 'faiss' (/env/faiss/__init__.py)").root
+    assert swig.cause_id != "dependency_version_conflict"
+    name = diagnose_text(
+        "ImportError: cannot import name 'soft_unicode' from 'markupsafe' (/env/markupsafe/__init__.py)"
+    )
+    assert name.root.cause_id == "dependency_version_conflict"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("ldd") is None, reason="needs gcc and ldd")
+def test_real_ldd_not_found_line(tmp_path: Path) -> None:
+    """The real ldd on a shared library whose needed library was removed after linking prints "libdep.so => not
+    found"; diagnose names the library as not found."""
+    (tmp_path / "dep.c").write_text("int dep(void) { return 1; }\n")
+    (tmp_path / "mod.c").write_text("int dep(void);\nint mod(void) { return dep(); }\n")
+    for cmd in (
+        ["gcc", "-shared", "-fPIC", "dep.c", "-o", "libdep.so"],
+        ["gcc", "-shared", "-fPIC", "mod.c", "-L.", "-ldep", "-o", "libmod.so"],
+    ):
+        assert run_tool(cmd, cwd=tmp_path).returncode == 0
+    (tmp_path / "libdep.so").unlink()
+    out = run_tool(["ldd", str(tmp_path / "libmod.so")], env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    assert "libdep.so => not found" in out.stdout, out.stdout
+    root = diagnose_text(out.stdout).root
+    assert (root.cause_id, root.signature) == ("shared_library_not_found", "ldd-library-not-found")
+    assert "libdep.so" in root.explanation
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_real_gcc_header_in_a_lib_folder(tmp_path: Path) -> None:
+    """The real gcc missing a header in a lib*/ folder (a name no system package here ships): a system library's
+    development package is missing."""
+    (tmp_path / "a.c").write_text("#include <libtorchbuildnone/none.h>\nint main(void) { return 0; }\n")
+    out = run_tool(["gcc", "-c", "a.c", "-o", "a.o"], cwd=tmp_path)
+    assert "libtorchbuildnone/none.h: No such file or directory" in out.stderr, out.stderr
+    root = diagnose_text(out.stderr).root
+    assert (root.cause_id, root.signature) == ("system_library_missing", "system-library-header-missing")
+
+
+def test_real_cmake_without_pybind11(tmp_path: Path) -> None:
+    """The real CMake's find_package(pybind11 CONFIG REQUIRED) where no pybind11 is installed for CMake (an empty
+    prefix path, no pybind11_DIR): pybind11 is a missing Python dependency."""
+    lines = cmake_configure_fails(
+        tmp_path,
+        "proj",
+        "cmake_minimum_required(VERSION 3.18)\nproject(p NONE)\nfind_package(pybind11 REQUIRED)\n",
+        f"-DCMAKE_PREFIX_PATH={tmp_path / 'empty'}",
+        "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF",
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert any('provided by "pybind11"' in ln for ln in lines), lines
+    root = diagnose_text("\n".join(lines)).root
+    assert (root.cause_id, root.signature) == ("python_dependency_missing", "cmake-pybind11-config-not-found")
+
+
+def test_real_missing_module_then_which_gxx_failure(tmp_path: Path) -> None:
+    """The real Python failing to import a package's own extension module, then the real which (the only program on
+    PATH) failing to find g++ the way torch's old extension builder called it: the compiler goes first."""
+    which = shutil.which("which")
+    if which is None:
+        pytest.skip("needs which")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "which").symlink_to(which)
+    script = (
+        "import subprocess, traceback\n"
+        "try:\n    import custom_conv_torchbuild_test\nexcept ImportError:\n    traceback.print_exc()\n"
+        "subprocess.check_output(['which', 'g++'], stderr=subprocess.STDOUT)\n"
+    )
+    out = run_tool([sys.executable, "-c", script], env={"PATH": str(tmp_path / "bin")})
+    assert "No module named 'custom_conv_torchbuild_test'" in out.stderr, out.stderr
+    assert "Command '['which', 'g++']' returned non-zero exit status 1" in out.stderr, out.stderr
+    d = diagnose_text(out.stderr)
+    assert [c for c, _ in causes_of(d)][:2] == ["compiler_missing", "python_dependency_missing"], causes_of(d)
