@@ -55,6 +55,16 @@ After round B's measurement (batches 1138-1149):
   module is an extension never built for want of a compiler (rule in decisions/diagnose_rules_runtime.py).  The test
   runs the real Python and the real which.
 
+After the log-only reading (held-out logs the reader named right and diagnose did not):
+
+* GCC's "dereferencing pointer to incomplete type 'THTensor ...'" pasted without its "error:" prefix
+  (longcw/RoIAlign.pytorch#11): "incomplete type" is a gate word, so the removed-TH row reads it.  GCC 12 words the
+  error differently ("invalid use of undefined type"), so the test reads the recorded log.
+* GCC's "could not convert 'torch::CUDA(...)' from 'at::TypeExtendedInterface' to 'c10::IntList'"
+  (idealwei/SuperPixelPool.pytorch#1): torch 0.4's at::zeros(type, sizes) under torch 1.0.  No torch 1.0 here: the
+  recorded log.
+* setuptools' bare "error: [Errno 13] Permission denied" (DirtyHarryLYL/HAKE-Action-Torch#61).  The recorded log.
+
 After round C's measurement (batches 1150-1161): kmcuda's "compute capability mismatch for device 0: wanted 6.1, have
 3.7" (src-d/kmcuda#13): built for another GPU.  No GPU here: the recorded log.
 """
@@ -245,6 +255,13 @@ def test_padded_wrap_at_a_space_is_joined_with_a_space(tmp_path: Path) -> None:
             "runtime-kmcuda-pip-binary-built-for-sm61-on-k80-sm37.log",
             "no_kernel_image",
             "kmcuda-compute-capability-mismatch",
+        ),
+        ("ffi-roialign-torch041-thtensor-incomplete-type.log", "torch_api_removed", "thc-removed"),
+        ("setuptools-superpixelpool-torch10-at-zeros-old-signature.log", "torch_api_removed", "old-aten-type-api"),
+        (
+            "setuptools-hake-alphapose-build-develop-egg-info-errno13.log",
+            "permission_denied",
+            "errno13-permission-denied",
         ),
         (
             "make-photino-native-linux-libnotify-notify-h-missing.log",

