@@ -67,6 +67,15 @@ After the log-only reading (held-out logs the reader named right and diagnose di
 
 After round C's measurement (batches 1150-1161): kmcuda's "compute capability mismatch for device 0: wanted 6.1, have
 3.7" (src-d/kmcuda#13): built for another GPU.  No GPU here: the recorded log.
+
+From the whole corpus after the measurements (seen logs that diagnose left unknown, each with its thread's answer):
+"CUDA_ERROR: no kernel image is available for execution." without "on the device" (mit-han-lab/bevfusion#12);
+torchrec's "File fbgemm_gpu_py.so not found" (meta-pytorch/torchrec#557, facebookresearch/dlrm#256); torbi's "Could
+not find any lib files matching version pt211cu130" (maxrmorrison/torbi#9); cuda-python's 'Function "cuInit" not
+found' on WSL2 (numba/numba#7104); NGC's "This container was built for NVIDIA Driver Release 535.86 or later"
+(NVIDIA/TensorRT-LLM#23); ccache's 'Could not find compiler "nvcc" in PATH' (pytorch/pytorch#56710, real ccache test);
+KeOps' "compiled without cuda support" (getkeops/keops#61); detrex's "Cannot import 'detrex._C'" (Visual-AI/Mr.DETR#2,
+IDEA-Research/detrex#98).  GPU, driver, container and Windows-only messages: the recorded logs.
 """
 
 from __future__ import annotations
@@ -79,6 +88,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import (
+    ROWS,
     assert_named_by,
     causes_of,
     cmake_configure_fails,
@@ -110,6 +120,10 @@ def test_pydensecrf_cpp_not_generated_is_cython_missing(tmp_path: Path) -> None:
     other = run_tool(["gcc", "-c", "other/eigen.cpp", "-o", "eigen.o"], cwd=tmp_path)
     assert "other/eigen.cpp: No such file or directory" in other.stderr
     assert diagnose_text(other.stderr).root.signature != "pydensecrf-cpp-not-generated"
+
+
+#: The split of each corpus log, from the corpus index.
+ROWS_SPLIT = {name: row["split"] for name, row in ROWS.items()}
 
 
 @pytest.mark.parametrize(
@@ -350,3 +364,54 @@ def test_real_missing_module_then_which_gxx_failure(tmp_path: Path) -> None:
     assert "Command '['which', 'g++']' returned non-zero exit status 1" in out.stderr, out.stderr
     d = diagnose_text(out.stderr)
     assert [c for c, _ in causes_of(d)][:2] == ["compiler_missing", "python_dependency_missing"], causes_of(d)
+
+
+@pytest.mark.parametrize(
+    ("name", "cause", "signature"),
+    [
+        ("run-bevfusion-bev-pool-no-kernel-image-v100-sm70.log", "no_kernel_image", "no-kernel-image"),
+        (
+            "import-torchrec-nightly-on-stable-torch-1.12-fbgemm-gpu-py-not-found.log",
+            "torch_extension_mismatch",
+            "fbgemm-gpu-library-not-loaded",
+        ),
+        (
+            "import-torchrec-dlrm-fbgemm-gpu-py-so-not-found-torchx.log",
+            "torch_extension_mismatch",
+            "fbgemm-gpu-library-not-loaded",
+        ),
+        (
+            "import-torbi-no-prebuilt-binary-for-pt211cu130.log",
+            "torch_extension_mismatch",
+            "torbi-no-binary-for-this-torch",
+        ),
+        (
+            "import-cudf-wsl2-cuinit-not-found-libcuda-path.log",
+            "shared_library_not_found",
+            "cuda-python-driver-function-not-found",
+        ),
+        ("driver-tensorrt-llm-container-needs-535-driver.log", "cuda_driver_too_old", "ngc-container-driver-too-old"),
+        ("source-pytorch-nvcc-not-in-path-use-cuda.log", "cuda_toolkit_not_found", "ccache-nvcc-not-in-path"),
+        (
+            "runtime-pykeops-compiled-without-cuda-conda-nvcc-only.log",
+            "cuda_toolkit_not_found",
+            "keops-built-without-cuda",
+        ),
+        ("import-mrdetr-detrex-c-msda-not-available.log", "cuda_toolkit_not_found", "detrex-c-not-compiled"),
+        ("detr-detrex-dino-import-c-msda-not-available.log", "cuda_toolkit_not_found", "detrex-c-not-compiled"),
+    ],
+)
+def test_seen_corpus_logs_named(name: str, cause: str, signature: str) -> None:
+    """Seen corpus logs that diagnose left unknown now name their thread's cause through the new rows."""
+    assert_named_by(name, ROWS_SPLIT[name], cause, signature)
+
+
+def test_real_ccache_without_nvcc(tmp_path: Path) -> None:
+    """The real ccache asked to run nvcc on a PATH without one: no CUDA toolkit on PATH."""
+    ccache = shutil.which("ccache")
+    if ccache is None:
+        pytest.skip("needs ccache")
+    out = run_tool([ccache, "nvcc", "--version"], cwd=tmp_path, env={"PATH": str(tmp_path), "HOME": str(tmp_path)})
+    assert 'Could not find compiler "nvcc" in PATH' in out.stderr, out.stderr
+    root = diagnose_text(out.stderr).root
+    assert (root.cause_id, root.signature) == ("cuda_toolkit_not_found", "ccache-nvcc-not-in-path")
