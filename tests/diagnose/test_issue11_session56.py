@@ -76,6 +76,12 @@ found' on WSL2 (numba/numba#7104); NGC's "This container was built for NVIDIA Dr
 (NVIDIA/TensorRT-LLM#23); ccache's 'Could not find compiler "nvcc" in PATH' (pytorch/pytorch#56710, real ccache test);
 KeOps' "compiled without cuda support" (getkeops/keops#61); detrex's "Cannot import 'detrex._C'" (Visual-AI/Mr.DETR#2,
 IDEA-Research/detrex#98).  GPU, driver, container and Windows-only messages: the recorded logs.
+
+Last, a rule for one of round A's confidently wrong logs: torch's own "from torch._C import *" failing with a bare
+"numpy.core.multiarray failed to import" and no NumPy version message is NumPy not installed (torch 0.1.12,
+pytorch/pytorch#1755; torch 1.4.0, pytorch/pytorch#32291), not NumPy's ABI.  The NumPy row now also reads NumPy 2's
+"numpy._core.multiarray".  The test builds a real extension module named torch._C against the installed NumPy 2's
+headers and imports it where NumPy cannot be imported.
 """
 
 from __future__ import annotations
@@ -83,6 +89,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -301,6 +308,18 @@ def test_missing_dll_still_named(line: str) -> None:
             "cuda_toolkit_not_found",
             "detrex-c-not-compiled",
         ),
+        (
+            "import-torch-1.4.0-numpy-not-declared-multiarray-failed.log",
+            "dev",
+            "python_dependency_missing",
+            "reason:python_dependency_missing",
+        ),
+        (
+            "import-torch-pip-wheel-macos-numpy-missing-multiarray-failed.log",
+            "holdout",
+            "python_dependency_missing",
+            "reason:python_dependency_missing",
+        ),
     ],
 )
 def test_logs_named_by_the_new_rows(name: str, split: str, cause: str, signature: str) -> None:
@@ -444,3 +463,40 @@ def test_real_ccache_without_nvcc(tmp_path: Path) -> None:
     assert 'Could not find compiler "nvcc" in PATH' in out.stderr, out.stderr
     root = diagnose_text(out.stderr).root
     assert (root.cause_id, root.signature) == ("cuda_toolkit_not_found", "ccache-nvcc-not-in-path")
+
+
+def test_real_torch_c_without_numpy(tmp_path: Path) -> None:
+    """A real extension module, torch/_C, that imports NumPy's C API (import_array, built with the installed NumPy's
+    headers and the real gcc), imported by a torch/__init__.py doing ``from torch._C import *`` in a Python that
+    cannot import NumPy (-S: no site-packages).  NumPy 2.4's headers print "No module named 'numpy'" above the
+    traceback, which names the missing NumPy by itself; the two threads' torch releases printed only the traceback
+    ending in "multiarray failed to import", and without that first line the rule names the missing NumPy first, the
+    NumPy ABI second.  With a NumPy version message above it (the text NumPy 1.x prints, as in the corpus), the ABI
+    reading stays first."""
+    numpy = pytest.importorskip("numpy")
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("needs gcc")
+    pkg = tmp_path / "torch"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from torch._C import *\n")
+    (pkg / "_C.c").write_text(
+        "#include <Python.h>\n#include <numpy/arrayobject.h>\n"
+        'static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "_C", NULL, -1, NULL};\n'
+        "PyMODINIT_FUNC PyInit__C(void) { import_array(); return PyModule_Create(&m); }\n"
+    )
+    so = pkg / f"_C{sysconfig.get_config_var('EXT_SUFFIX')}"
+    include = sysconfig.get_paths()["include"]
+    built = run_tool(
+        [gcc, "-shared", "-fPIC", f"-I{include}", f"-I{numpy.get_include()}", str(pkg / "_C.c"), "-o", str(so)]
+    )
+    assert built.returncode == 0, built.stderr
+    out = run_tool([sys.executable, "-S", "-c", "import torch"], env={"PYTHONPATH": str(tmp_path)})
+    assert "from torch._C import *" in out.stderr and "multiarray failed to import" in out.stderr, out.stderr
+    assert out.stderr.startswith("ModuleNotFoundError: No module named 'numpy'"), out.stderr
+    assert diagnose_text(out.stderr).root.cause_id == "python_dependency_missing"
+    traceback = out.stderr.split("\n", 1)[1]
+    d = diagnose_text(traceback)
+    assert [c for c, _ in causes_of(d)][:2] == ["python_dependency_missing", "numpy_abi_mismatch"], causes_of(d)
+    version = "RuntimeError: module compiled against API version 0xe but this version of numpy is 0xd\n"
+    assert diagnose_text(version + traceback).root.cause_id == "numpy_abi_mismatch"

@@ -3,16 +3,28 @@ fault (core dumped)") names no program, and the signatures read it as a compiler
 When the log shows a Python session instead (an interactive prompt, ``python -c``) and no package build, the crash
 is the program's: no cause id names it from that line. A package that warned it runs without its own ``_C`` op and
 then fails on ``NameError: name '_C' is not defined`` lacks its own extension, not torch's; nor is a module that was
-never built because torch's extension builder found no compiler a missing dependency. Each rule takes the root
-cause, the other causes, the log's context and its signature hits and returns the new cause list with notes, or None
-(the shape of :mod:`torchbuild.decisions.diagnose_rules_build`)."""
+never built because torch's extension builder found no compiler a missing dependency, and torch's own ``torch._C``
+failing on "numpy.core.multiarray failed to import" with no NumPy version message is NumPy not installed.  Each
+rule takes the root cause, the other causes, the log's context and its signature hits and returns the new cause list
+with notes, or None (the shape of :mod:`torchbuild.decisions.diagnose_rules_build`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from .diagnose_context import LogContext
-from .diagnose_rules_common import CauseFor, SignatureHit, Verdict, _CauseLike, _hit_first, _unknown_ahead
+from .diagnose_rules_common import (
+    UNDECIDED_CAP,
+    CauseFor,
+    SignatureHit,
+    Verdict,
+    _as,
+    _cap,
+    _CauseLike,
+    _hit_first,
+    _root_line,
+    _unknown_ahead,
+)
 
 #: The signature of a crash the shell printed without naming the program (knowledge/data/signatures/resources.toml).
 _SHELL_CRASH = "segfault-alone"
@@ -75,3 +87,39 @@ def _module_missing_compiler_missing(
         hit="cpp-extension-which-compiler-failed",
         note="Line {line} shows that no C++ compiler was found: the missing module is an extension never built.",
     )
+
+
+#: NumPy's C-API import failure, the line the NumPy-ABI row also reads (knowledge: numpy-dtype-size).
+_NUMPY_ABI_ROW = "numpy-dtype-size"
+#: The rows that read NumPy's own version messages ("module compiled against API version 0xe but this version of
+#: numpy is 0xd", NumPy 2's "compiled using NumPy 1.x"): a NumPy is installed, of another ABI.
+_NUMPY_VERSION_ROWS = frozenset({"numpy-2-abi"})
+
+
+def _torch_c_without_numpy(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """torch's own ``from torch._C import *`` (a frame of torch/__init__.py in the traceback) failing with a bare
+    "numpy.core.multiarray failed to import", with no NumPy version message anywhere in the log: NumPy is not
+    installed, and this torch needs it at import without declaring it (torch 0.1.12's wheel, pytorch/pytorch#1755,
+    issue 11 batch 1116 held-out, read after session 56's round-A measurement; torch 1.4.0, pytorch/pytorch#32291,
+    batch 1116 dev).  A NumPy of another ABI prints its version message first, which the NumPy rows read.  The
+    missing NumPy goes first, the ABI reading second."""
+    if root.signature != _NUMPY_ABI_ROW or "multiarray failed to import" not in _root_line(root):
+        return None
+    if not any(p.replace("\\", "/").endswith("torch/__init__.py") for p in ctx.torch_imports):
+        return None
+    if any(h.signature in _NUMPY_VERSION_ROWS for h in hits):
+        return None
+    missing = _as(
+        root,
+        "python_dependency_missing",
+        0.6,
+        "torch's compiled module torch._C could not load NumPy's C API, and the log shows no NumPy version message: "
+        "NumPy is not installed in this Python, and this torch needs it at import without declaring it.",
+        "pip install numpy (in the same Python: python -m pip install numpy), then import torch again.",
+        "https://github.com/pytorch/pytorch/issues/32291",
+    )
+    return [missing, _cap(root, UNDECIDED_CAP), *rest], [
+        "torch's own import of torch._C failed on NumPy with no NumPy version message: NumPy is missing."
+    ]
