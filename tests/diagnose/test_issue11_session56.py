@@ -81,7 +81,10 @@ Last, a rule for one of round A's confidently wrong logs: torch's own "from torc
 "numpy.core.multiarray failed to import" and no NumPy version message is NumPy not installed (torch 0.1.12,
 pytorch/pytorch#1755; torch 1.4.0, pytorch/pytorch#32291), not NumPy's ABI.  The NumPy row now also reads NumPy 2's
 "numpy._core.multiarray".  The test builds a real extension module named torch._C against the installed NumPy 2's
-headers and imports it where NumPy cannot be imported.
+headers and imports it where NumPy cannot be imported.  And two held-out logs the reader named and diagnose did
+not: the loader's "version `GLIBC_ABI_DT_RELR' not found" (HuguesTHOMAS/KPConv-PyTorch#250: an extension built on a
+newer distribution; the test links with GNU ld's packed relative relocations and reads the version it needs), and GN's
+"ERROR at //third_party/<lib>/BUILD.gn:31:1: Source file not found." (project-chip/connectedhomeip#24477).
 """
 
 from __future__ import annotations
@@ -320,6 +323,13 @@ def test_missing_dll_still_named(line: str) -> None:
             "python_dependency_missing",
             "reason:python_dependency_missing",
         ),
+        ("import-kpconv-glibc-abi-dt-relr-copied-extension.log", "holdout", "libc_too_old", "glibc-not-found"),
+        (
+            "gn-connectedhomeip-libwebsockets-submodule-not-pulled.log",
+            "holdout",
+            "submodule_missing",
+            "third-party-path-not-found",
+        ),
     ],
 )
 def test_logs_named_by_the_new_rows(name: str, split: str, cause: str, signature: str) -> None:
@@ -500,3 +510,20 @@ def test_real_torch_c_without_numpy(tmp_path: Path) -> None:
     assert [c for c, _ in causes_of(d)][:2] == ["python_dependency_missing", "numpy_abi_mismatch"], causes_of(d)
     version = "RuntimeError: module compiled against API version 0xe but this version of numpy is 0xd\n"
     assert diagnose_text(version + traceback).root.cause_id == "numpy_abi_mismatch"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("readelf") is None, reason="needs gcc and readelf")
+def test_packed_relocations_need_glibc_abi_dt_relr(tmp_path: Path) -> None:
+    """What the GLIBC_ABI_DT_RELR reading rests on: the real GNU ld, asked for packed relative relocations, makes the
+    program need glibc's GLIBC_ABI_DT_RELR version (readelf -V), which an older glibc lacks; the loader's message for
+    it names libc_too_old."""
+    (tmp_path / "m.c").write_text('#include <stdio.h>\nconst char *s[] = {"a", "b"};\nint main(void) { puts(s[1]); }\n')
+    built = run_tool(["gcc", "-pie", "-fPIE", "-Wl,-z,pack-relative-relocs", "m.c", "-o", "m"], cwd=tmp_path)
+    if built.returncode != 0:
+        pytest.skip(f"this GNU ld has no -z pack-relative-relocs: {built.stderr.strip()}")
+    needs = run_tool(["readelf", "-V", str(tmp_path / "m")]).stdout
+    assert "Name: GLIBC_ABI_DT_RELR" in needs, needs
+    line = "/lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_ABI_DT_RELR' not found (required by ./m)"
+    root = diagnose_text(line).root
+    assert (root.cause_id, root.signature) == ("libc_too_old", "glibc-not-found")
+    assert "2.36" in root.explanation
