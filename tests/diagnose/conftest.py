@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sysconfig
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -103,10 +104,11 @@ def real_ptxas() -> str:
     return shutil.which("ptxas") or str(Path(real_nvcc()).resolve().parent / "ptxas")
 
 
-def build_python_module(tmp_path: Path, name: str, source: str) -> Path:
+def build_python_module(tmp_path: Path, name: str, source: str, include_dirs: Sequence[str] = ()) -> Path:
     """Build the C ``source`` into the Python extension module ``name`` in ``tmp_path``, with the real gcc and this
-    Python's headers (``<name><EXT_SUFFIX>``; a shared object may keep undefined symbols, which the loader then names
-    at import); returns its path.  The test is skipped on a machine without gcc; a failed compile fails it."""
+    Python's headers, plus the folders ``include_dirs`` (NumPy's, ...) on the include path (``<name><EXT_SUFFIX>``; a
+    shared object may keep undefined symbols, which the loader then names at import); returns its path.  The test is
+    skipped on a machine without gcc; a failed compile fails it."""
     gcc = shutil.which("gcc")
     if gcc is None:
         pytest.skip("needs gcc")
@@ -114,7 +116,8 @@ def build_python_module(tmp_path: Path, name: str, source: str) -> Path:
     src.write_text(source)
     so = tmp_path / f"{name}{sysconfig.get_config_var('EXT_SUFFIX')}"
     include = sysconfig.get_paths()["include"]
-    built = run_tool([gcc, "-shared", "-fPIC", f"-I{include}", str(src), "-o", str(so)], cwd=tmp_path)
+    extra = [f"-I{d}" for d in include_dirs]
+    built = run_tool([gcc, "-shared", "-fPIC", f"-I{include}", *extra, str(src), "-o", str(so)], cwd=tmp_path)
     assert built.returncode == 0, built.stderr
     return so
 

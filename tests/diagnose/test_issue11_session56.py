@@ -92,13 +92,13 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
 from .conftest import (
     assert_named_by,
+    build_python_module,
     causes_of,
     cmake_configure_fails,
     diagnose_text,
@@ -484,23 +484,17 @@ def test_real_torch_c_without_numpy(tmp_path: Path) -> None:
     NumPy ABI second.  With a NumPy version message above it (the text NumPy 1.x prints, as in the corpus), the ABI
     reading stays first."""
     numpy = pytest.importorskip("numpy")
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        pytest.skip("needs gcc")
     pkg = tmp_path / "torch"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("from torch._C import *\n")
-    (pkg / "_C.c").write_text(
+    build_python_module(
+        pkg,
+        "_C",
         "#include <Python.h>\n#include <numpy/arrayobject.h>\n"
         'static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "_C", NULL, -1, NULL};\n'
-        "PyMODINIT_FUNC PyInit__C(void) { import_array(); return PyModule_Create(&m); }\n"
+        "PyMODINIT_FUNC PyInit__C(void) { import_array(); return PyModule_Create(&m); }\n",
+        include_dirs=[numpy.get_include()],
     )
-    so = pkg / f"_C{sysconfig.get_config_var('EXT_SUFFIX')}"
-    include = sysconfig.get_paths()["include"]
-    built = run_tool(
-        [gcc, "-shared", "-fPIC", f"-I{include}", f"-I{numpy.get_include()}", str(pkg / "_C.c"), "-o", str(so)]
-    )
-    assert built.returncode == 0, built.stderr
     out = run_tool([sys.executable, "-S", "-c", "import torch"], env={"PYTHONPATH": str(tmp_path)})
     assert "from torch._C import *" in out.stderr and "multiarray failed to import" in out.stderr, out.stderr
     assert out.stderr.startswith("ModuleNotFoundError: No module named 'numpy'"), out.stderr
