@@ -66,6 +66,10 @@ GATE: tuple[str, ...] = (
     "Running pass '",  # LLVM's stack trace of a crash inside a pass (knowledge: llvm-crash-running-pass)
     "from torch._six",  # a traceback cut before its error, its last frame the import (knowledge: torch-six-removed)
     "is not an object",  # GNU ld: "member libx.a(y.o) in archive is not an object" (ld-archive-member-not-an-object)
+    # uv's hint under "no source distribution or wheel for the current platform": "hint: You're on Linux
+    # (`manylinux_2_17_x86_64`), but `nvidia-cublas-cu12` (v12.8.4.1) only has wheels for ..."
+    # (knowledge: uv-no-wheel-older-manylinux)
+    "only has wheels for",
     "supported wheel",  # pip: "X-manylinux_2_35_x86_64.whl is not a supported wheel on this platform." (no ERROR:)
     "Rust package manager",  # maturin: "Cargo, the Rust package manager, is not installed or is not on PATH."
     "No CUDA toolkit found",  # nerfstudio's packages: "NerfAcc: No CUDA toolkit found. NerfAcc will be disabled."
