@@ -14,13 +14,26 @@
   start, another cuDNN than the one TensorFlow was built for; and TensorFlow's Bazel configure "Cuda Configuration
   Error: Cannot find cuda library libcublas.so.10.1" (BrainTwister/docker-devel-env#11): a toolkit without that
   library.  No TensorFlow here: the recorded logs.
+* pybind11's "TypeError: causal_conv1d_fwd(): incompatible function arguments" (hustvl/Vim#34, Jiaxin-Ye/DepMamba#3,
+  wurenkai/UltraLight-VM-UNet#34, Jiaxin-Ye/DepMamba#8): mamba_ssm calling causal-conv1d's binding with another
+  release's arguments, a version pair that does not go together.  Both need a CUDA GPU to install: the recorded logs.
+* A box's right border ("│") at the end of a line (rich's traceback panel around "ImportError: ..._C.so: undefined"
+  / "symbol: _ZNR5torch7Library4_def...", NVIDIA/torch-harmonics#226) is a frame, like its left border: the wrapped
+  undefined-symbol message is joined again.  The test draws the box around the real loader's message.
+* torchvision's "PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8." pasted without the sentence
+  before it (nerdyrodent/AVeryComfyNerd#8): the extension built for another CUDA build of torch.  The recorded log.
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from .conftest import assert_named_by, diagnose_text
+from .conftest import assert_named_by, diagnose_text, run_tool
 
 
 @pytest.mark.parametrize(
@@ -49,6 +62,36 @@ from .conftest import assert_named_by, diagnose_text
             "dev",
             "cuda_toolkit_incomplete",
             "tensorflow-configure-cuda-library-missing",
+        ),
+        (
+            "runtime-vim-mamba-causal-conv1d-fwd-incompatible-args-windows.log",
+            "dev",
+            "dependency_version_conflict",
+            "causal-conv1d-binding-incompatible-arguments",
+        ),
+        (
+            "runtime-depmamba-causal-conv1d-fwd-incompatible-args-version-inconsistency.log",
+            "dev",
+            "dependency_version_conflict",
+            "causal-conv1d-binding-incompatible-arguments",
+        ),
+        (
+            "runtime-ultralight-vm-unet-causal-conv1d-fwd-wrong-version.log",
+            "dev",
+            "dependency_version_conflict",
+            "causal-conv1d-binding-incompatible-arguments",
+        ),
+        (
+            "import-torch-harmonics-wheel-undefined-symbol-newer-torch.log",
+            "dev",
+            "torch_extension_mismatch",
+            "undefined-symbol-torch",
+        ),
+        (
+            "import-comfyui-workflow-torchvision-cu118-with-torch-cu117.log",
+            "dev",
+            "torch_extension_mismatch",
+            "extension-different-cuda",
         ),
     ],
 )
@@ -83,3 +126,35 @@ def test_unsloth_message_after_a_driver_warning_is_the_driver() -> None:
     name = "runtime-unsloth-pip-pulls-torch-cu124-driver-520-too-old.log"
     d = assert_named_by(name, "dev", "cuda_driver_too_old", "cuda-driver-too-old")
     assert d.root.confidence >= 0.7
+
+
+def test_pybind11_incompatible_arguments_of_another_module_is_not_a_pin() -> None:
+    """The causal-conv1d row reads causal-conv1d's functions only: the same pybind11 message between two modules
+    built with other pybind11 internals (torch-mlir's, a log the threads left without a listed cause) stays so."""
+    d = diagnose_text(
+        "TypeError: get_dialect_registry(): incompatible function arguments. The following argument types are "
+        "supported:\n    1. (self: torch_mlir._mlir_libs._mlir.ir.Context) -> None"
+    )
+    assert all(c.cause_id != "dependency_version_conflict" for c in d.causes)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_real_loader_message_in_a_box_is_joined(tmp_path: Path) -> None:
+    """The real loader's undefined-symbol message for a module that needs a c10 symbol libc10 lacks, drawn in a box as
+    rich's traceback panel draws it (the message broken after "undefined", a "│" on both sides of every line), names
+    the extension/torch mismatch as the same message without the box does."""
+    src = tmp_path / "ext.c"
+    sym = "_ZN3c106detail19torchbuild_missingEv"  # c10::detail::torchbuild_missing(), in no libc10
+    src.write_text(f"extern int {sym}(void);\nint f(void) {{ return {sym}(); }}\n")
+    so = tmp_path / "_C.so"
+    run_tool(["gcc", "-shared", "-fPIC", str(src), "-o", str(so)])
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(so)!r})"], capture_output=True, text=True, check=False
+    )
+    message = proc.stderr.strip().splitlines()[-1]
+    assert ": undefined symbol: " in message
+    head, tail = message.split(" symbol: ", 1)
+    plain = diagnose_text(message).root
+    boxed = diagnose_text(f"│ {head}        │\n│ symbol: {tail}        │").root
+    assert plain.cause_id == boxed.cause_id == "torch_extension_mismatch"
+    assert boxed.signature == plain.signature

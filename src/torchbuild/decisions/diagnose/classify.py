@@ -70,6 +70,9 @@ GATE: tuple[str, ...] = (
     # (`manylinux_2_17_x86_64`), but `nvidia-cublas-cu12` (v12.8.4.1) only has wheels for ..."
     # (knowledge: uv-no-wheel-older-manylinux)
     "only has wheels for",
+    # torchvision's different-CUDA message, its second sentence pasted alone: "PyTorch has CUDA Version=11.7 and
+    # torchvision has CUDA Version=11.8." (knowledge: extension-different-cuda)
+    "has CUDA Version=",
     "supported wheel",  # pip: "X-manylinux_2_35_x86_64.whl is not a supported wheel on this platform." (no ERROR:)
     "Rust package manager",  # maturin: "Cargo, the Rust package manager, is not installed or is not on PATH."
     "No CUDA toolkit found",  # nerfstudio's packages: "NerfAcc: No CUDA toolkit found. NerfAcc will be disabled."
@@ -375,6 +378,10 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _FRAME = re.compile(r"^(?:\ufeff)?" + _ci_stamp(r"\s?") + r"(?:> ?)*(?:\s*[│║┃] ?(?:> ?)*)?")
 
 
+#: The characters that draw a box's right border (rich's panels; the left one is part of :data:`_PREFIX`).
+_BOX_RIGHT = "│║┃"
+
+
 def strip_ansi(text: str) -> str:
     """``text`` without terminal escape sequences (cheap when there are none)."""
     return _ANSI.sub("", text) if "\x1b" in text else text
@@ -400,6 +407,10 @@ def normalize(text: str) -> str:
     if m and m.end():
         text = text[m.end() :]
     text = text.rstrip()
+    if text and text[-1] in _BOX_RIGHT:
+        # the right border of a box drawn around the output (rich's traceback panel: "│ ImportError: ...so: undefined
+        # │" / "│ symbol: _ZN5torch...", NVIDIA/torch-harmonics#226, issue 11 batch 1182 dev)
+        text = text[:-1].rstrip()
     if "\t" in text and text.startswith(("Error\t", "Warning\t")):
         text = from_error_list(text)
     if "**" in text:
