@@ -22,6 +22,16 @@
   undefined-symbol message is joined again.  The test draws the box around the real loader's message.
 * torchvision's "PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8." pasted without the sentence
   before it (nerdyrodent/AVeryComfyNerd#8): the extension built for another CUDA build of torch.  The recorded log.
+
+After round A's measurement (held-out logs of batches 1162-1193, then read), with round B's dev logs:
+
+* "ImportError: cannot import name 'TypeIs' from 'typing_extensions'" (pytorch/pytorch#134097, kubeflow/katib#2504,
+  ostris/ai-toolkit#262) and the same message cut after "from" ("cannot import name 'ParamSpec' from",
+  pytorch/pytorch#116945): typing_extensions older than torch needs, which causes.md files under
+  python_dependency_missing.  The test imports from a real, old typing_extensions module (one without TypeIs).
+* Windows' "DLL load failed: The paging file is too small for this operation to complete" (daigo0927/pwcnet#4): out of
+  commit memory, not a missing DLL; the paging-file row had an anchor ("1455") that this text lacks.  Windows only:
+  the recorded log.
 """
 
 from __future__ import annotations
@@ -93,6 +103,36 @@ from .conftest import assert_named_by, diagnose_text, run_tool
             "torch_extension_mismatch",
             "extension-different-cuda",
         ),
+        (
+            "import-torch-typing-extensions-too-old-paramspec.log",
+            "holdout",
+            "python_dependency_missing",
+            "typing-extensions-too-old",
+        ),
+        (
+            "import-katib-ci-typing-extensions-typeis-torch26.log",
+            "dev",
+            "python_dependency_missing",
+            "typing-extensions-too-old",
+        ),
+        (
+            "import-windows-typing-extensions-typeis-python311.log",
+            "dev",
+            "python_dependency_missing",
+            "typing-extensions-too-old",
+        ),
+        (
+            "import-torch-nightly-typing-extensions-typeis-too-old-macos.log",
+            "holdout",
+            "python_dependency_missing",
+            "typing-extensions-too-old",
+        ),
+        (
+            "import-pwcnet-dll-load-failed-paging-file-torch-c.log",
+            "holdout",
+            "out_of_memory",
+            "windows-paging-file-too-small",
+        ),
     ],
 )
 def test_logs_named_by_the_new_rows(name: str, split: str, cause: str, signature: str) -> None:
@@ -158,3 +198,19 @@ def test_real_loader_message_in_a_box_is_joined(tmp_path: Path) -> None:
     boxed = diagnose_text(f"│ {head}        │\n│ symbol: {tail}        │").root
     assert plain.cause_id == boxed.cause_id == "torch_extension_mismatch"
     assert boxed.signature == plain.signature
+
+
+def test_real_old_typing_extensions(tmp_path: Path) -> None:
+    """A real ImportError from an old typing_extensions (a module of that name without TypeIs, found first on the
+    path, as a distribution's copy is) names python_dependency_missing through the typing_extensions row."""
+    (tmp_path / "typing_extensions.py").write_text("from typing import Protocol, TypeVar\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", "from typing_extensions import TypeIs"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
+    assert "cannot import name 'TypeIs' from 'typing_extensions'" in proc.stderr
+    root = diagnose_text(proc.stderr).root
+    assert (root.cause_id, root.signature) == ("python_dependency_missing", "typing-extensions-too-old")
