@@ -32,6 +32,15 @@ After round A's measurement (held-out logs of batches 1162-1193, then read), wit
 * Windows' "DLL load failed: The paging file is too small for this operation to complete" (daigo0927/pwcnet#4): out of
   commit memory, not a missing DLL; the paging-file row had an anchor ("1455") that this text lacks.  Windows only:
   the recorded log.
+
+After round B's measurement (batches 1194-1205):
+
+* A torch name the installed torch lacks ("cannot import name 'wrap_triton' from 'torch.library'", "module
+  'torch.utils._pytree' has no attribute 'register_pytree_node'") that a recent torch has is code released for a
+  newer torch (dependency_version_conflict), not an API torch removed (rule in
+  decisions/diagnose_rules_runtime.py, over knowledge/data/torch_names.toml: dir() of torch 2.13.0's modules,
+  recorded by scripts/gen-torch-names).  The tests import from a real stand-in of an older torch.library (a module
+  without custom_op) and from the installed torch, and regenerate the table from the installed torch 2.13.0.
 """
 
 from __future__ import annotations
@@ -133,6 +142,17 @@ from .conftest import assert_named_by, diagnose_text, run_tool
             "out_of_memory",
             "windows-paging-file-too-small",
         ),
+        *[
+            (name, split, "dependency_version_conflict", "reason:dependency_version_conflict")
+            for name, split in [
+                ("import-transformers-pytree-register-torch-below-2-2.log", "dev"),
+                ("import-boltz-trifast-wrap-triton-torch-2-4.log", "dev"),
+                ("import-qwen3vl-transformers-dev-pytree-register-old-torch.log", "holdout"),
+                ("import-llama-moe-v2-scattermoe-custom-op-old-torch.log", "holdout"),
+                ("import-norse-register-pytree-node-needs-torch-2.2.log", "dev"),
+                ("import-opacus-1.5.4-needs-newer-torch-rmsnorm.log", "holdout"),
+            ]
+        ],
     ],
 )
 def test_logs_named_by_the_new_rows(name: str, split: str, cause: str, signature: str) -> None:
@@ -214,3 +234,48 @@ def test_real_old_typing_extensions(tmp_path: Path) -> None:
     assert "cannot import name 'TypeIs' from 'typing_extensions'" in proc.stderr
     root = diagnose_text(proc.stderr).root
     assert (root.cause_id, root.signature) == ("python_dependency_missing", "typing-extensions-too-old")
+
+
+def _import_error(code: str, path: Path | None = None) -> str:
+    env = {"PATH": "/usr/bin:/bin"}
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env)
+    return proc.stderr
+
+
+def test_real_name_of_a_newer_torch(tmp_path: Path) -> None:
+    """A real ImportError of torch.library.custom_op from a torch whose torch.library lacks it (a stand-in package
+    "torch" of an older release, found first on the path) names the version conflict first: torch 2.13.0 has
+    custom_op, so the code needs a newer torch; the removed-API reading comes second."""
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("")
+    (tmp_path / "torch" / "library.py").write_text("def impl(*args, **kwargs):\n    pass\n")
+    err = _import_error("from torch.library import custom_op", tmp_path)
+    assert "cannot import name 'custom_op' from 'torch.library'" in err
+    causes = diagnose_text(err).causes
+    assert [c.cause_id for c in causes[:2]] == ["dependency_version_conflict", "torch_api_removed"]
+    assert "torch.library.custom_op, which torch 2.13.0 has" in causes[0].explanation
+
+
+def test_real_name_no_torch_has_stays_removed() -> None:
+    """A name that torch 2.13.0 does not have either (the real ImportError of the installed torch) stays an API torch
+    removed: the rule only moves names a recent torch defines."""
+    pytest.importorskip("torch")
+    err = _import_error("from torch.library import torchbuild_no_such_name")
+    assert "cannot import name 'torchbuild_no_such_name' from 'torch.library'" in err
+    root = diagnose_text(err).root
+    assert (root.cause_id, root.signature) == ("torch_api_removed", "torch-api-missing")
+
+
+def test_torch_names_table_is_the_installed_torchs() -> None:
+    """knowledge/data/torch_names.toml is what scripts/gen-torch-names prints from the installed torch, when that is
+    the release the table was recorded from (2.13.0, the torch the suite installs)."""
+    torch = pytest.importorskip("torch")
+    if not torch.__version__.startswith("2.13.0"):
+        pytest.skip(f"the table was recorded from torch 2.13.0, this is {torch.__version__}")
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, str(root / "scripts" / "gen-torch-names")], capture_output=True, text=True, check=True
+    ).stdout
+    assert out == (root / "src" / "torchbuild" / "knowledge" / "data" / "torch_names.toml").read_text()

@@ -48,6 +48,7 @@ RULES = (
     _runtime._package_ops_missing_then_name_error,
     _runtime._module_missing_compiler_missing,
     _runtime._torch_c_without_numpy,
+    _runtime._torch_name_of_a_newer_torch,
     _install._torch_replaced_by_installer,
     _after._torch_python_not_loaded_first,
     _after._stale_jit_cache,

@@ -4,14 +4,18 @@ When the log shows a Python session instead (an interactive prompt, ``python -c`
 is the program's: no cause id names it from that line. A package that warned it runs without its own ``_C`` op and
 then fails on ``NameError: name '_C' is not defined`` lacks its own extension, not torch's; nor is a module that was
 never built because torch's extension builder found no compiler a missing dependency, and torch's own ``torch._C``
-failing on "numpy.core.multiarray failed to import" with no NumPy version message is NumPy not installed.  Each
+failing on "numpy.core.multiarray failed to import" with no NumPy version message is NumPy not installed.  A torch
+name the installed torch lacks but a recent torch has (knowledge/data/torch_names.toml) is code that needs a newer
+torch, not an API torch removed.  Each
 rule takes the root cause, the other causes, the log's context and its signature hits and returns the new cause list
 with notes, or None (the shape of :mod:`torchbuild.decisions.diagnose_rules_build`)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
+from ..knowledge import rows
 from .diagnose_context import LogContext
 from .diagnose_rules_common import (
     UNDECIDED_CAP,
@@ -122,4 +126,54 @@ def _torch_c_without_numpy(
     )
     return [missing, _cap(root, UNDECIDED_CAP), *rest], [
         "torch's own import of torch._C failed on NumPy with no NumPy version message: NumPy is missing."
+    ]
+
+
+#: The row that reads a torch name the installed torch lacks (knowledge: torch-api-missing).
+_TORCH_API_ROW = "torch-api-missing"
+
+
+@functools.lru_cache(maxsize=1)
+def _recent_torch_names() -> tuple[str, dict[str, frozenset[str]]]:
+    """The torch release knowledge/data/torch_names.toml was recorded from (str, e.g. "2.13.0") and, for each module it
+    lists, the names that release defines (``{"torch.library": frozenset({"custom_op", ...})}``); read on first use.
+
+    :raises KnowledgeError: the table is missing or a row has no source (:func:`torchbuild.knowledge.load`)."""
+    table = rows("torch_names", "module")
+    release = str(table[0]["torch"]) if table else ""
+    return release, {str(r["name"]): frozenset(r["names"]) for r in table}
+
+
+def _torch_name_of_a_newer_torch(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """A torch name the installed torch lacks ("cannot import name 'wrap_triton' from 'torch.library'", "module
+    'torch.utils._pytree' has no attribute 'register_pytree_node'"), read by the torch-api-missing row as an API torch
+    removed, when a recent torch (knowledge/data/torch_names.toml: dir() of its modules) has that name: the name is
+    newer than the installed torch, so the code (a package released for a newer torch) needs a newer torch.  Threads
+    of issue 11's corpus where it was so: norse needing torch 2.2's register_pytree_node (batch 146 dev), opacus and
+    torch.nn.RMSNorm (batch 150 held-out), scattermoe and torch.library.custom_op (batch 672 held-out), boltz and
+    wrap_triton (batch 1197 dev), and four held-out logs of batch 1197 read after session 57's round-B measurement.
+    A name the recent torch lacks stays an API torch removed; a module the table does not list decides nothing.
+    Returns the version conflict first (a likely cause, 0.6), the removed-API reading second."""
+    if root.signature != _TORCH_API_ROW:
+        return None
+    module = root.values.get("module") or root.values.get("module2") or ""
+    name = root.values.get("name") or root.values.get("name2") or ""
+    release, names = _recent_torch_names()
+    if not name or name not in names.get(module, frozenset()):
+        return None
+    newer = _as(
+        root,
+        "dependency_version_conflict",
+        0.6,
+        f"The code needs {module}.{name}, which torch {release} has and the installed torch does not: the package "
+        "that imports it was released for a newer torch than the one installed (a name torch added, not one it "
+        "removed).",
+        f"Upgrade torch to a release that has {module}.{name} (the package's requirements or changelog name the "
+        "minimum torch), or install an older release of the package that supports the installed torch.",
+        f"torch {release}'s modules (knowledge/data/torch_names.toml, recorded by scripts/gen-torch-names)",
+    )
+    return [newer, _cap(root, UNDECIDED_CAP), *rest], [
+        f"torch {release} has {module}.{name}: the installed torch is older than the code needs."
     ]
