@@ -41,6 +41,18 @@ After round B's measurement (batches 1194-1205):
   decisions/diagnose_rules_runtime.py, over knowledge/data/torch_names.toml: dir() of torch 2.13.0's modules,
   recorded by scripts/gen-torch-names).  The tests import from a real stand-in of an older torch.library (a module
   without custom_op) and from the installed torch, and regenerate the table from the installed torch 2.13.0.
+* sympy's "AttributeError: module 'mpmath' has no attribute 'rational'" (sympy/sympy#26273,
+  AUTOMATIC1111/stable-diffusion-webui#15103): an mpmath newer than the installed sympy supports.  The test imports
+  sympy's line against a real mpmath stand-in without ``rational``.
+
+After the log-only reading (held-out logs the reader named right and diagnose did not):
+
+* torch's "NameError: name 'sympy' is not defined" (dbolya/yolact#813): torch installed without sympy.
+* R's "download from '<url>' failed" after its 60-second timeout (mlverse/torch#437): the download failed.
+* distutils' "error: unknown file type '.cu' (from '...')" (cupy/cupy#115): the CUDA build step did not run because no
+  nvcc was found.  The test runs the real setuptools on a .cu source.
+* nvcc's "Value 'sm_75' is not defined for option 'gpu-architecture'" pasted without its "nvcc fatal" prefix
+  (inducer/pycuda#191): the line is examined now ("is not defined for option" joins the gate words).
 """
 
 from __future__ import annotations
@@ -153,6 +165,37 @@ from .conftest import assert_named_by, diagnose_text, run_tool
                 ("import-opacus-1.5.4-needs-newer-torch-rmsnorm.log", "holdout"),
             ]
         ],
+        (
+            "import-sympy-mpmath-rational-torch-guards.log",
+            "dev",
+            "dependency_version_conflict",
+            "sympy-mpmath-no-rational",
+        ),
+        (
+            "import-webui-sympy-mpmath-1.4-no-rational.log",
+            "holdout",
+            "dependency_version_conflict",
+            "sympy-mpmath-no-rational",
+        ),
+        (
+            "import-yolact-torch-guards-sympy-not-defined.log",
+            "holdout",
+            "python_dependency_missing",
+            "torch-sympy-not-installed",
+        ),
+        (
+            "install-rtorch-libtorch-download-timeout-60s-macos.log",
+            "holdout",
+            "source_fetch_failed",
+            "r-download-file-failed",
+        ),
+        (
+            "cupy-sudo-pip-install-nvcc-not-in-path-unknown-file-type-cu.log",
+            "holdout",
+            "cuda_toolkit_not_found",
+            "distutils-unknown-file-type-cu",
+        ),
+        ("runtime-pycuda-test-driver-sm75-cuda90.log", "holdout", "cuda_arch_unsupported", "nvcc-unsupported-gpu-arch"),
     ],
 )
 def test_logs_named_by_the_new_rows(name: str, split: str, cause: str, signature: str) -> None:
@@ -279,3 +322,29 @@ def test_torch_names_table_is_the_installed_torchs() -> None:
         [sys.executable, str(root / "scripts" / "gen-torch-names")], capture_output=True, text=True, check=True
     ).stdout
     assert out == (root / "src" / "torchbuild" / "knowledge" / "data" / "torch_names.toml").read_text()
+
+
+def test_real_mpmath_without_rational(tmp_path: Path) -> None:
+    """sympy's own line (``mpmath.rational.mpq``) run against an mpmath that has no ``rational`` (a stand-in module
+    of that name found first on the path, as mpmath 1.4's pre-release): the real AttributeError names the version
+    conflict."""
+    (tmp_path / "mpmath.py").write_text("mpf = float\n")
+    err = _import_error("import mpmath\nmpmath.rational.mpq(1, 2)", tmp_path)
+    assert "AttributeError: module 'mpmath' has no attribute 'rational'" in err
+    root = diagnose_text(err).root
+    assert (root.cause_id, root.signature) == ("dependency_version_conflict", "sympy-mpmath-no-rational")
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_real_setuptools_with_a_cu_source(tmp_path: Path) -> None:
+    """The real setuptools building a plain Extension with a .cu source (what a setup.py does when it skipped its CUDA
+    build step for want of nvcc) fails with "unknown file type '.cu'", which names the CUDA toolkit not found."""
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import Extension, setup\nsetup(name='k', ext_modules=[Extension('k', ['k.cu'])])\n"
+    )
+    proc = run_tool([sys.executable, "setup.py", "build_ext"], cwd=tmp_path)
+    out = proc.stdout + proc.stderr
+    assert "unknown file type '.cu'" in out
+    root = diagnose_text(out).root
+    assert (root.cause_id, root.signature) == ("cuda_toolkit_not_found", "distutils-unknown-file-type-cu")

@@ -70,6 +70,9 @@ GATE: tuple[str, ...] = (
     # (`manylinux_2_17_x86_64`), but `nvidia-cublas-cu12` (v12.8.4.1) only has wheels for ..."
     # (knowledge: uv-no-wheel-older-manylinux)
     "only has wheels for",
+    # nvcc's option check pasted without its "nvcc fatal   :" prefix: "Value 'sm_75' is not defined for option
+    # 'gpu-architecture'" (inducer/pycuda#191; knowledge: nvcc-unsupported-gpu-arch and the other "Value" rows)
+    "is not defined for option",
     # torchvision's different-CUDA message, its second sentence pasted alone: "PyTorch has CUDA Version=11.7 and
     # torchvision has CUDA Version=11.8." (knowledge: extension-different-cuda)
     "has CUDA Version=",
