@@ -11,7 +11,8 @@ import re
 
 import pytest
 
-from torchbuild.decisions.diagnose.matching import Scanner, _any_case_words, _keys
+from torchbuild.decisions.diagnose.keyindex import _keys
+from torchbuild.decisions.diagnose.matching import Scanner, _any_case_words
 from torchbuild.decisions.diagnose.signatures import load_signatures, required_text
 
 

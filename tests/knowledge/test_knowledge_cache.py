@@ -88,3 +88,42 @@ def test_the_shipped_signatures_load_the_same_from_the_cache(tmp_path):
     two = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert one == two and len(one) > 100_000
     assert entry.stat().st_mtime_ns == mtime  # read, not written again
+
+
+def test_a_derived_table_is_computed_once_per_inputs(monkeypatch, tmp_path):
+    """knowledge.derived stores what it computed; the same inputs in a new process read it back without computing,
+    other inputs compute again and replace the stored entry."""
+    monkeypatch.setenv("TORCHBUILD_CACHE", str(tmp_path / "cache"))
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"k": [1, 2], "n": [3]}
+
+    assert knowledge.derived("x", b"rows v1", compute) == {"k": [1, 2], "n": [3]}
+    assert knowledge.derived("x", b"rows v1", compute) == {"k": [1, 2], "n": [3]}
+    assert len(calls) == 1
+    assert knowledge.derived("x", b"rows v2", lambda: {"k": [9]}) == {"k": [9]}
+    assert len(list((tmp_path / "cache" / "knowledge").glob("derived-x-*.marshal"))) == 1
+
+
+def test_the_signature_key_index_from_the_cache_is_the_computed_one(tmp_path):
+    """The key index a new process reads from the cache (a second process with the same cache folder) is the one the
+    first process computed from the rows, which is the one computed without any cache (a cache folder that cannot be
+    written: a file where the folder should be)."""
+    code = (
+        "import json\n"
+        "from torchbuild.decisions.diagnose.keyindex import _key_index\n"
+        "from torchbuild.decisions.diagnose.signatures import load_signatures\n"
+        "print(json.dumps(_key_index(tuple(load_signatures()))[1], sort_keys=True))\n"
+    )
+
+    def run(cache: Path) -> str:
+        env = {**os.environ, "TORCHBUILD_CACHE": str(cache)}
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+
+    first = run(tmp_path / "cache")
+    assert list((tmp_path / "cache" / "knowledge").glob("derived-signature-keys-*.marshal"))
+    (tmp_path / "blocked").write_text("")
+    assert run(tmp_path / "cache") == first == run(tmp_path / "blocked")
+    assert "nvcc" in first

@@ -20,6 +20,7 @@ import hashlib
 import marshal
 import os
 import sys
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["KnowledgeError", "load", "rows", "available", "files"]
+__all__ = ["KnowledgeError", "load", "rows", "available", "files", "derived"]
 
 
 def _data() -> Any:
@@ -163,6 +164,30 @@ def _store(name: str, key: str, doc: dict[str, Any]) -> None:
                 old.unlink(missing_ok=True)
     except (OSError, ValueError):
         return
+
+
+def derived(name: str, inputs: bytes, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """A table computed from knowledge, kept in ``<cache_dir>/knowledge/`` like a parsed table (:func:`load`): the
+    stored value when one was stored under the same ``inputs``, else ``compute()``, stored for the next process.
+
+    :param name: the table's name in the cache (``derived-<name>-<key>.marshal``; the older entries of the name are
+        dropped when a new one is stored).
+    :param inputs: everything the value depends on (bytes: the data it is computed from and the code that computes
+        it); hashed with sha256, with torchbuild's version and the interpreter's.
+    :param compute: makes the value: a dict that ``marshal`` can hold (str keys; str, int, float, list, tuple and dict
+        values); called only when no stored value fits.
+    :returns: the value (do not mutate: a later call may return the same object's stored form).
+    """
+    h = hashlib.sha256(f"{_CACHE_FORMAT}\0derived\0{name}\0{__version__}\0{sys.version}\0{marshal.version}\0".encode())
+    h.update(inputs)
+    key = h.hexdigest()
+    table = f"derived-{name}"
+    cached = _cached(table, key)
+    if cached is not None:
+        return cached
+    doc = compute()
+    _store(table, key, doc)
+    return doc
 
 
 @functools.cache

@@ -27,9 +27,10 @@ from .classify import (
     normalize,
     unframe,
 )
+from .keyindex import _candidates, _key_index
 from .localize import delocalize_ascii
 from .model import CMAKE_JOIN_LINES, CONCEPT_TAIL_LINES, MAX_EVENTS, MAX_HINTS, MAX_STEPS, ErrorLine, Evidence, Step
-from .signatures import Signature, any_case_messages, load_signatures, required_text
+from .signatures import Signature, any_case_messages, load_signatures
 
 #: An error line at least this long (characters) that no signature matched may be the first half
 #: of a message that was wrapped: it is matched again joined with the next line.
@@ -82,54 +83,6 @@ def _gate_words() -> Words:
 def _any_case_words() -> Words:
     """The MSVC messages that name a header in any case (:func:`.signatures.any_case_messages`)."""
     return Words(any_case_messages())
-
-
-#: The key index of the last signature tuple a :class:`Scanner` was made with (the shipped one, usually):
-#: ``(signatures, words, {key: [index in signatures, ...]}, {held keys: candidate indices})``.
-_KEY_INDEX: list[tuple[tuple[Signature, ...], Words, dict[str, list[int]], dict[frozenset[str], tuple[int, ...]]]] = []
-#: How many distinct sets of held keys :func:`_candidates` remembers (a log repeats a few sets on most lines).
-_CANDIDATE_CACHE = 4096
-
-
-def _keys(sig: Signature) -> tuple[str, ...]:
-    """The texts of which a line must hold one for ``sig`` to match it: the required texts of its patterns
-    (:func:`.signatures.required_text`; :meth:`.Signature.search` runs no pattern whose text the line lacks) when
-    every pattern has one at least as long as the anchor, else the anchor alone (which every match holds too)."""
-    need = tuple(dict.fromkeys(required_text(p) for p in sig.patterns))
-    if need and all(len(n) >= max(len(sig.anchor), 1) for n in need):
-        return need
-    return (sig.anchor,)
-
-
-def _key_index(
-    sigs: tuple[Signature, ...],
-) -> tuple[Words, dict[str, list[int]], dict[frozenset[str], tuple[int, ...]]]:
-    """The keys of ``sigs`` (:func:`_keys`) as :class:`~torchbuild.decisions.words.Words`, for each key the indices
-    of the signatures that have it (ascending), and an empty cache for :func:`_candidates`; computed once for the
-    same tuple."""
-    if _KEY_INDEX and _KEY_INDEX[0][0] is sigs:
-        return _KEY_INDEX[0][1], _KEY_INDEX[0][2], _KEY_INDEX[0][3]
-    by_key: dict[str, list[int]] = {}
-    for i, s in enumerate(sigs):
-        for k in _keys(s):
-            by_key.setdefault(k, []).append(i)
-    words = Words(by_key)
-    cache: dict[frozenset[str], tuple[int, ...]] = {}
-    _KEY_INDEX[:] = [(sigs, words, by_key, cache)]
-    return words, by_key, cache
-
-
-def _candidates(
-    held: set[str], by_key: dict[str, list[int]], cache: dict[frozenset[str], tuple[int, ...]]
-) -> tuple[int, ...]:
-    """The indices (ascending: highest priority first) of the signatures one of whose keys is in ``held``."""
-    key = frozenset(held)
-    got = cache.get(key)
-    if got is None:
-        got = tuple(sorted({i for a in held for i in by_key[a]}))
-        if len(cache) < _CANDIDATE_CACHE:
-            cache[key] = got
-    return got
 
 
 class Scanner:
