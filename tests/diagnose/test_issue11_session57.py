@@ -53,6 +53,13 @@ After the log-only reading (held-out logs the reader named right and diagnose di
   nvcc was found.  The test runs the real setuptools on a .cu source.
 * nvcc's "Value 'sm_75' is not defined for option 'gpu-architecture'" pasted without its "nvcc fatal" prefix
   (inducer/pycuda#191): the line is examined now ("is not defined for option" joins the gate words).
+
+Anchors that a pattern's own match need not hold (found by checking every row's examples after the paging-file
+row): the OpenMP row's "mp" is not in GNU ld's "undefined reference to `GOMP_parallel'" (now "ndefined"); the
+libpython row's "needed by" is not in make's "No rule to make target 'libpython3.8.so'.  Stop." (now "python"); MSVC's
+C1060 row and the SSL row have no anchor (each pattern's text is its key).  The test runs the real gcc and ld; the
+libpython line was already named by a rule (make's own line names the library), so no test tells the two anchors
+apart.
 """
 
 from __future__ import annotations
@@ -348,3 +355,15 @@ def test_real_setuptools_with_a_cu_source(tmp_path: Path) -> None:
     assert "unknown file type '.cu'" in out
     root = diagnose_text(out).root
     assert (root.cause_id, root.signature) == ("cuda_toolkit_not_found", "distutils-unknown-file-type-cu")
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_real_openmp_code_linked_without_openmp(tmp_path: Path) -> None:
+    """OpenMP code compiled with -fopenmp and linked without it: the real GNU ld's "undefined reference to
+    `GOMP_parallel'", with relative file names (no "mp" anywhere on the line), names openmp_missing."""
+    (tmp_path / "a.c").write_text("int main(void) {\n#pragma omp parallel\n  { }\n  return 0;\n}\n")
+    run_tool(["gcc", "-fopenmp", "-c", "a.c", "-o", "a.o"], cwd=tmp_path)
+    proc = run_tool(["gcc", "a.o", "-o", "a"], cwd=tmp_path)
+    assert "undefined reference to `GOMP_parallel'" in proc.stderr
+    root = diagnose_text(proc.stderr).root
+    assert (root.cause_id, root.signature) == ("openmp_missing", "openmp-runtime-not-linked")
