@@ -153,7 +153,8 @@ def _torch_name_of_a_newer_torch(
     newer than the installed torch, so the code (a package released for a newer torch) needs a newer torch.  Threads
     of issue 11's corpus where it was so: norse needing torch 2.2's register_pytree_node (batch 146 dev), opacus and
     torch.nn.RMSNorm (batch 150 held-out), scattermoe and torch.library.custom_op (batch 672 held-out), boltz and
-    wrap_triton (batch 1197 dev), and four held-out logs of batch 1197 read after session 57's round-B measurement.
+    wrap_triton (batch 1197 dev), and two held-out logs of batch 1197 read after session 57's round-B measurement
+    (a transformers dev release and register_pytree_node, llama-moe-v2's scattermoe and custom_op).
     A name the recent torch lacks stays an API torch removed; a module the table does not list decides nothing.
     Returns the version conflict first (a likely cause, 0.6), the removed-API reading second."""
     if root.signature != _TORCH_API_ROW:
