@@ -65,7 +65,6 @@ apart.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -258,9 +257,7 @@ def test_real_loader_message_in_a_box_is_joined(tmp_path: Path) -> None:
     src.write_text(f"extern int {sym}(void);\nint f(void) {{ return {sym}(); }}\n")
     so = tmp_path / "_C.so"
     run_tool(["gcc", "-shared", "-fPIC", str(src), "-o", str(so)])
-    proc = subprocess.run(
-        [sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(so)!r})"], capture_output=True, text=True, check=False
-    )
+    proc = run_tool([sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(so)!r})"])
     message = proc.stderr.strip().splitlines()[-1]
     assert ": undefined symbol: " in message
     head, tail = message.split(" symbol: ", 1)
@@ -270,28 +267,23 @@ def test_real_loader_message_in_a_box_is_joined(tmp_path: Path) -> None:
     assert boxed.signature == plain.signature
 
 
+def _import_error(code: str, path: Path | None = None) -> str:
+    """The standard error of the real Python running ``code``, with ``path`` (a folder of stand-in modules) first on
+    its import path."""
+    env = {"PATH": "/usr/bin:/bin"}
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    return run_tool([sys.executable, "-c", code], env=env).stderr
+
+
 def test_real_old_typing_extensions(tmp_path: Path) -> None:
     """A real ImportError from an old typing_extensions (a module of that name without TypeIs, found first on the
     path, as a distribution's copy is) names python_dependency_missing through the typing_extensions row."""
     (tmp_path / "typing_extensions.py").write_text("from typing import Protocol, TypeVar\n")
-    proc = subprocess.run(
-        [sys.executable, "-c", "from typing_extensions import TypeIs"],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
-    )
-    assert "cannot import name 'TypeIs' from 'typing_extensions'" in proc.stderr
-    root = diagnose_text(proc.stderr).root
+    err = _import_error("from typing_extensions import TypeIs", tmp_path)
+    assert "cannot import name 'TypeIs' from 'typing_extensions'" in err
+    root = diagnose_text(err).root
     assert (root.cause_id, root.signature) == ("python_dependency_missing", "typing-extensions-too-old")
-
-
-def _import_error(code: str, path: Path | None = None) -> str:
-    env = {"PATH": "/usr/bin:/bin"}
-    if path is not None:
-        env["PYTHONPATH"] = str(path)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env)
-    return proc.stderr
 
 
 def test_real_name_of_a_newer_torch(tmp_path: Path) -> None:
@@ -325,10 +317,9 @@ def test_torch_names_table_is_the_installed_torchs() -> None:
     if not torch.__version__.startswith("2.13.0"):
         pytest.skip(f"the table was recorded from torch 2.13.0, this is {torch.__version__}")
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run(
-        [sys.executable, str(root / "scripts" / "gen-torch-names")], capture_output=True, text=True, check=True
-    ).stdout
-    assert out == (root / "src" / "torchbuild" / "knowledge" / "data" / "torch_names.toml").read_text()
+    gen = run_tool([sys.executable, str(root / "scripts" / "gen-torch-names")])
+    assert gen.returncode == 0, gen.stderr
+    assert gen.stdout == (root / "src" / "torchbuild" / "knowledge" / "data" / "torch_names.toml").read_text()
 
 
 def test_real_mpmath_without_rational(tmp_path: Path) -> None:
