@@ -173,15 +173,14 @@ def derived(name: str, inputs: bytes, compute: Callable[[], dict[str, Any]]) -> 
     :param name: the table's name in the cache (``derived-<name>-<key>.marshal``; the older entries of the name are
         dropped when a new one is stored).
     :param inputs: everything the value depends on (bytes: the data it is computed from and the code that computes
-        it); hashed with sha256, with torchbuild's version and the interpreter's.
+        it); hashed with sha256 as a table's files are (:func:`_cache_key`: with torchbuild's version and the
+        interpreter's).
     :param compute: makes the value: a dict that ``marshal`` can hold (str keys; str, int, float, list, tuple and dict
         values); called only when no stored value fits.
     :returns: the value (do not mutate: a later call may return the same object's stored form).
     """
-    h = hashlib.sha256(f"{_CACHE_FORMAT}\0derived\0{name}\0{__version__}\0{sys.version}\0{marshal.version}\0".encode())
-    h.update(inputs)
-    key = h.hexdigest()
     table = f"derived-{name}"
+    key = _cache_key(table, [("inputs", inputs)])
     cached = _cached(table, key)
     if cached is not None:
         return cached
