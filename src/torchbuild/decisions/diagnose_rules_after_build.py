@@ -22,6 +22,7 @@ from .diagnose_rules_common import (
     _as,
     _cap,
     _CauseLike,
+    _first_ahead,
     _root_line,
     _site,
     _torch_new_abi,
@@ -186,9 +187,12 @@ def _extension_compiled_for_other_cuda(
         f"install the prebuilt {ext} made for this torch.",
         "https://github.com/mathmanu/edgeai-torchvision/issues/18",
     )
-    return [first, _cap(root, UNDECIDED_CAP), *rest], [
-        f"{ext} was built in this log: the toolkit that compiled it, not a prebuilt binary, differs from torch's CUDA."
-    ]
+    return _first_ahead(
+        first,
+        root,
+        rest,
+        f"{ext} was built in this log: the toolkit that compiled it, not a prebuilt binary, differs from torch's CUDA.",
+    )
 
 
 def _torch_python_not_loaded_first(
@@ -256,9 +260,12 @@ def _stale_jit_cache(
         "points at) and run again, so that torch compiles it anew.",
         "https://github.com/huggingface/transformers/pull/18868",
     )
-    return [first, _cap(root, UNDECIDED_CAP), *rest], [
-        f"The module lives in torch's JIT cache: a build by an earlier torch is the likely root ({name})."
-    ]
+    return _first_ahead(
+        first,
+        root,
+        rest,
+        f"The module lives in torch's JIT cache: a build by an earlier torch is the likely root ({name}).",
+    )
 
 
 def _torchvision_for_other_torch(
@@ -366,9 +373,12 @@ def _package_from_current_folder(
         "or build the checkout in place (pip install -e . / python setup.py build_ext --inplace).",
         "https://github.com/caseman/noise/issues/13",
     )
-    return [first, _cap(root, UNDECIDED_CAP), *rest], [
-        f"{package} is imported from the current folder (a relative path in the traceback), not from site-packages."
-    ]
+    return _first_ahead(
+        first,
+        root,
+        rest,
+        f"{package} is imported from the current folder (a relative path in the traceback), not from site-packages.",
+    )
 
 
 def _package_without_its_module(
@@ -404,9 +414,12 @@ def _package_without_its_module(
             "or build the extension in place (pip install -e . / python setup.py build_ext --inplace).",
             "https://docs.python.org/3/library/sys.html#sys.path",
         )
-        return [first, _cap(root, UNDECIDED_CAP), *rest], [
-            f"The traceback runs in {checkout}/{package}, not in site-packages, from an interactive interpreter."
-        ]
+        return _first_ahead(
+            first,
+            root,
+            rest,
+            f"The traceback runs in {checkout}/{package}, not in site-packages, from an interactive interpreter.",
+        )
     said = next((t for t in evidence if _says_source_dir(t)), None)
     if said is not None:
         # the package's own message says it in words: "Do not import qlib package in the repository directory"
@@ -421,9 +434,9 @@ def _package_without_its_module(
             f"content roots / sys.path), so that the installed {package} is imported; or build it in place first.",
             "https://docs.python.org/3/library/sys.html#sys.path",
         )
-        return [first, _cap(root, UNDECIDED_CAP), *rest], [
-            f"The log says in words that {package} is imported from its source directory."
-        ]
+        return _first_ahead(
+            first, root, rest, f"The log says in words that {package} is imported from its source directory."
+        )
     return _unknown_ahead(
         root,
         rest,

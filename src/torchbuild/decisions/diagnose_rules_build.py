@@ -25,10 +25,10 @@ from .diagnose_rules_common import (
     _as,
     _cap,
     _CauseLike,
+    _first_ahead,
     _hit_cause,
     _hit_first,
     _release,
-    _unknown,
     _unknown_ahead,
 )
 
@@ -57,8 +57,12 @@ def _gcc_headers_unsupported(
                 "Use a GCC this CUDA supports (CC/CXX/CUDAHOSTCXX), or a CUDA that supports this GCC.",
                 "https://github.com/NVIDIA/nccl/issues/102",
             )
-            out = [first, _cap(root, UNDECIDED_CAP), *rest]
-            return out, [f"Errors inside GCC {major}'s headers: the unsupported host compiler is the likelier root."]
+            return _first_ahead(
+                first,
+                root,
+                rest,
+                f"Errors inside GCC {major}'s headers: the unsupported host compiler is the likelier root.",
+            )
 
     return None
 
@@ -73,10 +77,13 @@ def _std_old_compiler(
         return None
     old = _hit_cause(hits, cause_for, lambda h: h.cause_id == "compiler_too_old")
     if old is not None:
-        return [old, _cap(root, UNDECIDED_CAP), *rest], [
+        return _first_ahead(
+            old,
+            root,
+            rest,
             f"torch's headers say on line {old.line} that the compiler is too old: the C++ standard error "
-            "follows from it."
-        ]
+            "follows from it.",
+        )
     if ctx.gcc_majors and min(ctx.gcc_majors) < 7:
         g = min(ctx.gcc_majors)
         first = _as(
@@ -87,8 +94,9 @@ def _std_old_compiler(
             "Install a newer gcc/g++ (GCC 9 or later for torch 2.x) and point CC/CXX at it.",
             "https://github.com/pytorch/vision/issues/2509",
         )
-        out = [first, _cap(root, UNDECIDED_CAP), *rest]
-        return out, [f"GCC {g} is in the log: the compiler, not only the -std flag, is too old."]
+        return _first_ahead(
+            first, root, rest, f"GCC {g} is in the log: the compiler, not only the -std flag, is too old."
+        )
 
     return None
 
@@ -128,11 +136,13 @@ def _crash_beside_full_disk(
     if root.cause_id in {"internal_compiler_error", "out_of_memory"}:
         c = _hit_cause(hits, cause_for, lambda h: h.cause_id == "disk_full")
         if c is not None:
-            out = [_cap(c, 0.7), _cap(root, UNDECIDED_CAP), *rest]
-            return out, [
+            return _first_ahead(
+                _cap(c, 0.7),
+                root,
+                rest,
                 f"A write failure (line {c.line}) sits beside the compiler crash: a full disk or TMPDIR makes "
-                "compilers die, so the disk is the likelier root."
-            ]
+                "compilers die, so the disk is the likelier root.",
+            )
 
     return None
 
@@ -322,10 +332,13 @@ def _own_module_never_built(
     c = _hit_cause(hits, cause_for, lambda h: h.cause_id in _BUILD_BLOCKERS)
     if c is None:
         return None
-    return [_cap(c, 0.7), _cap(root, UNDECIDED_CAP), *rest], [
+    return _first_ahead(
+        _cap(c, 0.7),
+        root,
+        rest,
         f"'{module}' is a module of the package itself, and line {c.line} shows why it could not be built "
-        f"({c.cause_id}): the missing module is the symptom."
-    ]
+        f"({c.cause_id}): the missing module is the symptom.",
+    )
 
 
 def _cuda_home_list(
@@ -338,10 +351,13 @@ def _cuda_home_list(
     if root.cause_id == "cuda_toolkit_incomplete":
         c = _hit_cause(hits, cause_for, lambda h: h.signature == "cuda-home-path-list")
         if c is not None:
-            return [c, _cap(root, UNDECIDED_CAP), *rest], [
+            return _first_ahead(
+                c,
+                root,
+                rest,
                 f"Line {c.line} shows CUDA_HOME holding several folders: the CUDA part is missing because the "
-                "toolkit is looked for in a path that does not exist."
-            ]
+                "toolkit is looked for in a path that does not exist.",
+            )
     return None
 
 
@@ -387,9 +403,13 @@ def _cudnn_version_unread(
         "share/cmake/Caffe2/public/cuda.cmake to read the version from cudnn_version.h."
     )
     if old:
-        return [_unknown(root, reading, fix), _cap(root, UNDECIDED_CAP), *rest], [
-            f'torch {old[0]} reads cuDNN\'s version from cudnn.h: "v?" is its misreading of cuDNN 8.'
-        ]
+        return _unknown_ahead(
+            root,
+            rest,
+            reading,
+            fix,
+            f'torch {old[0]} reads cuDNN\'s version from cudnn.h: "v?" is its misreading of cuDNN 8.',
+        )
     return [_cap(root, 0.5), *rest], [
         '"Found cuDNN: v?": the version was unreadable. With a torch before 1.6 that is its CMake misreading '
         "cuDNN 8 (cudnn_version.h); with a newer torch the cuDNN found is incomplete. The log does not say which "

@@ -80,11 +80,18 @@ def _unknown(c: _CauseLike, explanation: str, fix: str) -> _CauseLike:
     return replace(out, signature=None)  # type: ignore[type-var]
 
 
+def _first_ahead(first: _CauseLike, root: _CauseLike, rest: list[_CauseLike], note: str) -> Verdict:
+    """The verdict of a rule that puts another reading before the root's: ``first`` (the cause the rule read), then
+    ``root`` with its confidence capped at :data:`UNDECIDED_CAP` (kept as the second reading, not dropped), then
+    ``rest`` unchanged; ``note`` is the rule's one-line note for the person (the verdict's only note)."""
+    return [first, _cap(root, UNDECIDED_CAP), *rest], [note]
+
+
 def _unknown_ahead(root: _CauseLike, rest: list[_CauseLike], explanation: str, fix: str, note: str) -> Verdict:
     """The verdict of a rule whose log cannot tell the root's cause from another: ``root`` turned into ``unknown``
     with ``explanation`` and ``fix`` (:func:`_unknown`) first, the root's own reading second at most at
     :data:`UNDECIDED_CAP`, then ``rest``; ``note`` is the rule's one-line note for the person."""
-    return [_unknown(root, explanation, fix), _cap(root, UNDECIDED_CAP), *rest], [note]
+    return _first_ahead(_unknown(root, explanation, fix), root, rest, note)
 
 
 def _release(version: str) -> tuple[int, int] | None:

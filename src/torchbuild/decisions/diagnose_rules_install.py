@@ -18,6 +18,7 @@ from .diagnose_rules_common import (
     _as,
     _cap,
     _CauseLike,
+    _first_ahead,
     _hit_cause,
     _hit_first,
     _unknown,
@@ -59,10 +60,13 @@ def _torch_replaced_by_installer(
         "--no-deps), or use the release of that package made for your torch.",
         "https://github.com/MrForExample/ComfyUI-3D-Pack/issues/341",
     )
-    return [conflict, _cap(root, UNDECIDED_CAP), *rest], [
+    return _first_ahead(
+        conflict,
+        root,
+        rest,
         f"torch {was} was uninstalled by an installer in this log: the failure may be the replaced torch, not the "
-        "extension."
-    ]
+        "extension.",
+    )
 
 
 def _no_wheel_for_this_platform(
@@ -128,8 +132,9 @@ def _conflict_before(
             "Pin the packages together (the versions pip names on that line), then reinstall.",
             "pip-msgs",
         )
-        out = [first, _cap(root, UNDECIDED_CAP), *rest]
-        return out, [f"A dependency conflict (line {conflict.line}) comes before the {root.cause_id} error."]
+        return _first_ahead(
+            first, root, rest, f"A dependency conflict (line {conflict.line}) comes before the {root.cause_id} error."
+        )
 
     return None
 
@@ -163,8 +168,9 @@ def _cmake_in_isolation(
             "build-system.requires).",
             "https://github.com/tatsy/torchmcubes/pull/29",
         )
-        out = [first, _cap(root, UNDECIDED_CAP), *rest]
-        return out, ["pip built this in an isolated environment: torch is not installed there."]
+        return _first_ahead(
+            first, root, rest, "pip built this in an isolated environment: torch is not installed there."
+        )
     return None
 
 

@@ -26,6 +26,7 @@ from .diagnose_rules_common import (
     _as,
     _cap,
     _CauseLike,
+    _first_ahead,
     _hit_cause,
     _release,
     _root_line,
@@ -76,9 +77,12 @@ def _library_of_other_build(
                 "https://github.com/iSEE-Laboratory/LLMDet/issues/32",
             )
             if other:
-                return [ext, _cap(root, UNDECIDED_CAP), *rest], [
-                    f"The library wanted (CUDA {want}) differs from the CUDA the log shows ({other[0]})."
-                ]
+                return _first_ahead(
+                    ext,
+                    root,
+                    rest,
+                    f"The library wanted (CUDA {want}) differs from the CUDA the log shows ({other[0]}).",
+                )
             # The log does not show this machine's CUDA.  The threads judged a module other than torch that wants
             # another CUDA's runtime mostly a CUDA mismatch (issue 11's corpus at session 28: 16 cuda_version_mismatch,
             # 10 shared_library_not_found, 3 torch_extension_mismatch), torch's own import mostly its CUDA libraries
@@ -162,9 +166,9 @@ def _library_of_other_build(
                 "or upgrade torch to the release the package was built for.",
                 "https://github.com/pytorch/pytorch/pull/30315",
             )
-            return [ext, _cap(root, UNDECIDED_CAP), *rest], [
-                f"torch {older[0]} predates torch 1.5's libtorch_cpu/libtorch_cuda libraries."
-            ]
+            return _first_ahead(
+                ext, root, rest, f"torch {older[0]} predates torch 1.5's libtorch_cpu/libtorch_cuda libraries."
+            )
         line = _root_line(root)
         newer = [v for v in ctx.torch_versions if _release(v) is not None and not _before_split(v)]
         if (
@@ -231,10 +235,13 @@ def _library_of_other_build(
                 "a CUDA build, import torch before the module.",
                 "https://github.com/openmm/openmm-torch/issues/127",
             )
-            return [cpu, _cap(root, UNDECIDED_CAP), *rest], [
+            return _first_ahead(
+                cpu,
+                root,
+                rest,
                 f"{m.group('lib')} is torch's CUDA library: a CPU-only torch has none, and a module imported before a "
-                "CUDA torch cannot find it either; the log does not show which torch is installed."
-            ]
+                "CUDA torch cannot find it either; the log does not show which torch is installed.",
+            )
         if m and root.confidence > 0.6:
             ext = _as(
                 root,
@@ -315,7 +322,7 @@ def _library_named_at_build(
                     row["fix"],
                     str(row["source"][0]).split(" (")[0],
                 )
-                return [named, _cap(root, UNDECIDED_CAP), *rest], [f"{name} is a library of {row['what']}."]
+                return _first_ahead(named, root, rest, f"{name} is a library of {row['what']}.")
     return None
 
 
@@ -331,9 +338,12 @@ def _glibc_beside_glibcxx(
     libc = _hit_cause(hits, cause_for, lambda h: h.cause_id == "libc_too_old")
     if libc is None:
         return None
-    return [libc, _cap(root, UNDECIDED_CAP), *rest], [
-        "The binary needs a newer glibc as well as a newer libstdc++: it was built for a newer distribution."
-    ]
+    return _first_ahead(
+        libc,
+        root,
+        rest,
+        "The binary needs a newer glibc as well as a newer libstdc++: it was built for a newer distribution.",
+    )
 
 
 def _before_split(version: str) -> bool:

@@ -18,13 +18,12 @@ from collections.abc import Sequence
 from ..knowledge import rows
 from .diagnose_context import LogContext
 from .diagnose_rules_common import (
-    UNDECIDED_CAP,
     CauseFor,
     SignatureHit,
     Verdict,
     _as,
-    _cap,
     _CauseLike,
+    _first_ahead,
     _hit_first,
     _root_line,
     _unknown_ahead,
@@ -124,9 +123,12 @@ def _torch_c_without_numpy(
         "pip install numpy (in the same Python: python -m pip install numpy), then import torch again.",
         "https://github.com/pytorch/pytorch/issues/32291",
     )
-    return [missing, _cap(root, UNDECIDED_CAP), *rest], [
-        "torch's own import of torch._C failed on NumPy with no NumPy version message: NumPy is missing."
-    ]
+    return _first_ahead(
+        missing,
+        root,
+        rest,
+        "torch's own import of torch._C failed on NumPy with no NumPy version message: NumPy is missing.",
+    )
 
 
 #: The row that reads a torch name the installed torch lacks (knowledge: torch-api-missing).
@@ -175,6 +177,6 @@ def _torch_name_of_a_newer_torch(
         "minimum torch), or install an older release of the package that supports the installed torch.",
         f"torch {release}'s modules (knowledge/data/torch_names.toml, recorded by scripts/gen-torch-names)",
     )
-    return [newer, _cap(root, UNDECIDED_CAP), *rest], [
-        f"torch {release} has {module}.{name}: the installed torch is older than the code needs."
-    ]
+    return _first_ahead(
+        newer, root, rest, f"torch {release} has {module}.{name}: the installed torch is older than the code needs."
+    )
