@@ -76,6 +76,9 @@ GATE: tuple[str, ...] = (
     # torchvision's different-CUDA message, its second sentence pasted alone: "PyTorch has CUDA Version=11.7 and
     # torchvision has CUDA Version=11.8." (knowledge: extension-different-cuda)
     "has CUDA Version=",
+    # nvdiffrast's JIT loader (and nvdiffrec's copies): "Lock file exists in build directory: '.../lock'" (knowledge:
+    # nvdiffrast-stale-lock-warning)
+    "Lock file exists",
     "supported wheel",  # pip: "X-manylinux_2_35_x86_64.whl is not a supported wheel on this platform." (no ERROR:)
     "Rust package manager",  # maturin: "Cargo, the Rust package manager, is not installed or is not on PATH."
     "No CUDA toolkit found",  # nerfstudio's packages: "NerfAcc: No CUDA toolkit found. NerfAcc will be disabled."

@@ -1,0 +1,153 @@
+"""Issue 11, session 58: rows written, before the session's measurement, from the dev logs of its blind batches
+(1215 on) that the start's code (a5c6590) missed or named wrongly.
+
+* nvdiffrast's "Lock file exists in build directory: '.../nvdiffrast_plugin/lock'" (NVlabs/FoundationPose#284,
+  NVlabs/nvdiffrec#39): a lock that an interrupted JIT build left, on which torch's loader then waits for ever.
+  nvdiffrast needs a GPU and OpenGL to build: the recorded logs, and the message of a copy that removes the lock
+  itself (", removing"), which is not this row.
+* CMake's "SHA256 hash of <file> does not match expected value" / "Hash mismatch, removing..." (wenet-e2e/wenet#2678):
+  the URL served another file; the download failed.  The test runs the real CMake's FetchContent on a local archive
+  with a wrong URL_HASH.
+* LLVM's lld-link under clang-cl: "lld-link: error: could not open 'python3.lib': no such file or directory"
+  (PTO-ISA/pyCircuit#185): the Python import library the link needs.  No lld here: the recorded log.
+* GNU ld's "cannot find <folder>: file format not recognized" (mlcommons/mlperf-automations#571): a folder given to
+  the linker as an input file, not a missing library.  The test links with the real gcc and ld.
+* "module 'torch.backends' has no attribute 'mps'" under torch 1.11 (pharmapsychotic/clip-interrogator#87): the
+  torch-names table now records torch.backends, so this is code that needs a newer torch.  The test imports from a
+  real stand-in of an older torch.backends.
+* torchvision's "ImportError: PyAV is not installed, and is necessary for the video operations in torchvision."
+  (Kaggle/docker-python#727): the av package is missing.  torchvision is not installed here: the recorded log.
+* mamba's "package cudatoolkit-11.0.3-h15472ef_6 has constraint __cuda >=11.0 conflicting with __cuda-10.2-0"
+  (mamba-org/mamba#969): conda's __cuda virtual package is the CUDA the driver supports, so the driver is too old.
+  No conda here: the recorded log.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from .conftest import assert_named_by, cmake_configure_fails, diagnose_text, run_tool
+
+
+@pytest.mark.parametrize(
+    ("name", "split", "cause", "signature"),
+    [
+        (
+            "jit-foundationpose-nvdiffrast-stale-lock-hang.log",
+            "dev",
+            "stale_build_dir",
+            "nvdiffrast-stale-lock-warning",
+        ),
+        (
+            "jit-nvdiffrec-renderutils-stale-lock-hang-windows.log",
+            "dev",
+            "stale_build_dir",
+            "nvdiffrast-stale-lock-warning",
+        ),
+        (
+            "cmake-wenet-libtorch-runtime-boost-download-hash-mismatch.log",
+            "dev",
+            "source_fetch_failed",
+            "cmake-download-hash-mismatch",
+        ),
+        (
+            "link-windows-clang-cl-limited-api-python3-lib-missing.log",
+            "dev",
+            "python_lib_missing",
+            "msvc-python-lib-missing",
+        ),
+        ("build-mlperf-pycuda-ld-cuda-dir-not-recognized.log", "dev", "unknown", None),
+        (
+            "import-kaggle-docker-torchvision-read-video-pyav-not-installed.log",
+            "dev",
+            "python_dependency_missing",
+            "torchvision-pyav-not-installed",
+        ),
+        (
+            "conda-mamba-cudatoolkit11-cuda-constraint-driver-10.2.log",
+            "dev",
+            "cuda_driver_too_old",
+            "conda-virtual-cuda-too-old",
+        ),
+    ],
+)
+def test_logs_named_by_the_new_rows(name: str, split: str, cause: str, signature: str | None) -> None:
+    """The real logs these rows were written from are named by them (recorded logs: the tools or the hardware are
+    not here, see the module docstring)."""
+    assert_named_by(name, split, cause, signature)
+
+
+def test_lock_removed_by_the_loader_itself_is_not_a_stale_lock() -> None:
+    """A copy of nvdiffrast's loader that deletes the lock it finds says ", removing": nothing is left to wait on."""
+    d = diagnose_text("warning: Lock file exists in build directory: 'C:\\cache\\py39_cu113\\plugin\\lock', removing")
+    assert d.root.signature != "nvdiffrast-stale-lock-warning"
+    stale = diagnose_text("Lock file exists in build directory: '/home/u/.cache/torch_extensions/py39/p/lock'").root
+    assert (stale.cause_id, stale.signature) == ("stale_build_dir", "nvdiffrast-stale-lock-warning")
+    assert "/home/u/.cache/torch_extensions/py39/p/lock" in stale.fix
+
+
+def test_real_cmake_fetchcontent_hash_mismatch(tmp_path: Path) -> None:
+    """The real CMake's FetchContent, given a local archive with another SHA256 than URL_HASH says, stops with "does
+    not match expected value": the download failed, and the fix names FETCHCONTENT_SOURCE_DIR_<NAME>."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.txt").write_text("hi\n")
+    archive = tmp_path / "pkg.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(tmp_path / "pkg", arcname="pkg")
+    lines = cmake_configure_fails(
+        tmp_path,
+        "src",
+        "cmake_minimum_required(VERSION 3.14)\nproject(p NONE)\ninclude(FetchContent)\n"
+        f"FetchContent_Declare(dep URL file://{archive.as_posix()} URL_HASH SHA256={'ab' * 32})\n"
+        "FetchContent_MakeAvailable(dep)\n",
+    )
+    assert any("does not match expected value" in line for line in lines)
+    root = diagnose_text("\n".join(lines)).root
+    assert (root.cause_id, root.signature) == ("source_fetch_failed", "cmake-download-hash-mismatch")
+    assert "FETCHCONTENT_SOURCE_DIR_" in root.fix
+
+
+def test_real_ld_given_a_folder_is_not_a_missing_library(tmp_path: Path) -> None:
+    """The real gcc, given a folder as a link input, gets GNU ld's "cannot find <folder>: file format not
+    recognized": not a missing system library.  The same link with a path that does not exist stays one."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("needs gcc")
+    (tmp_path / "m.c").write_text("int main(void) { return 0; }\n")
+    (tmp_path / "lib64").mkdir()
+    folder = run_tool([gcc, "m.c", str(tmp_path / "lib64"), "-o", "m"], cwd=tmp_path)
+    assert folder.returncode != 0 and "file format not recognized" in folder.stderr, folder.stderr
+    assert diagnose_text(folder.stderr).root.cause_id != "system_library_missing"
+
+    missing = run_tool([gcc, "m.c", str(tmp_path / "nowhere" / "libx.so"), "-o", "m"], cwd=tmp_path)
+    assert missing.returncode != 0 and "cannot find" in missing.stderr, missing.stderr
+    root = diagnose_text(missing.stderr).root
+    assert (root.cause_id, root.signature) == ("system_library_missing", "ld-cannot-find-lib")
+
+
+def test_real_torch_backends_without_mps(tmp_path: Path) -> None:
+    """A real AttributeError of torch.backends.mps from a torch whose torch.backends lacks it (a stand-in package
+    "torch" of an older release, first on the path) is code that needs a newer torch: torch 2.13.0's torch.backends
+    has mps (knowledge/data/torch_names.toml)."""
+    (tmp_path / "torch" / "backends").mkdir(parents=True)
+    (tmp_path / "torch" / "__init__.py").write_text("from . import backends\n")
+    (tmp_path / "torch" / "backends" / "__init__.py").write_text("")
+    run = run_tool([sys.executable, "-c", "import torch; torch.backends.mps.is_available()"], cwd=tmp_path)
+    assert "AttributeError: module 'torch.backends' has no attribute 'mps'" in run.stderr, run.stderr
+    causes = diagnose_text(run.stderr).causes
+    assert [c.cause_id for c in causes[:2]] == ["dependency_version_conflict", "torch_api_removed"]
+
+
+def test_conda_cuda_constraint_names_both_versions() -> None:
+    """mamba's __cuda conflict names the CUDA the package needs and the one the driver supports."""
+    root = diagnose_text(
+        "  - package pytorch-2.1.0-py3.10_cuda12.1_cudnn8.9.2_0 has constraint __cuda >=12.1 conflicting with "
+        "__cuda-11.4-0"
+    ).root
+    assert (root.cause_id, root.signature) == ("cuda_driver_too_old", "conda-virtual-cuda-too-old")
+    assert "CUDA 12.1" in root.explanation and "CUDA 11.4" in root.explanation
