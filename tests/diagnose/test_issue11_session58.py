@@ -34,6 +34,11 @@ After round A's measurement (held-out logs of batches 1215-1244, then read), wit
   it under a stand-in older numpy package.
 * "module 'torch' has no attribute 'device'" (pytorch/examples#356): torch 0.4 added torch.device, so it is no longer
   among the names every torch has; code that needs a newer torch.  The test imports from a real stand-in torch.
+
+After round B's measurement (batches 1245-1256), from round C's dev logs:
+
+* A traceback whose last frame is torch's verify_ninja_availability, pasted without its error line
+  (fangwei123456/spikingjelly#47): ninja is missing.  The test runs the real function with no ninja on PATH.
 """
 
 from __future__ import annotations
@@ -236,3 +241,19 @@ def test_real_torch_without_device(tmp_path: Path) -> None:
     assert "AttributeError: module 'torch' has no attribute 'device'" in run.stderr, run.stderr
     causes = diagnose_text(run.stderr).causes
     assert [c.cause_id for c in causes[:2]] == ["dependency_version_conflict", "torch_api_removed"]
+
+
+def test_real_verify_ninja_traceback_without_its_error_line(tmp_path: Path) -> None:
+    """The real torch.utils.cpp_extension.verify_ninja_availability with no ninja on PATH raises "Ninja is required";
+    the same traceback pasted without that last line (fangwei123456/spikingjelly#47) still names the missing ninja,
+    by its last frame."""
+    pytest.importorskip("torch")
+    code = "from torch.utils.cpp_extension import verify_ninja_availability; verify_ninja_availability()"
+    run = run_tool([sys.executable, "-c", code], env={"PATH": str(tmp_path)})
+    assert "Ninja is required to load C++ extensions" in run.stderr, run.stderr
+    lines = run.stderr.splitlines()
+    frame = next(i for i, line in enumerate(lines) if line.endswith("in verify_ninja_availability"))
+    cut = "\n".join(lines[: frame + 1])  # the frame is the last line: no source line, no error line
+    assert "Ninja is required" not in cut
+    root = diagnose_text(cut).root
+    assert (root.cause_id, root.signature) == ("ninja_missing", "ninja-required-cpp-extension")
