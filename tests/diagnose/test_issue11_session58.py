@@ -39,6 +39,12 @@ After round B's measurement (batches 1245-1256), from round C's dev logs:
 
 * A traceback whose last frame is torch's verify_ninja_availability, pasted without its error line
   (fangwei123456/spikingjelly#47): ninja is missing.  The test runs the real function with no ninja on PATH.
+
+After round C's measurement (batches 1257-1267), from round B's held-out misses and round B's dev logs:
+
+* The MSVC STL's "STL1002: Unexpected compiler version, expected CUDA 10.1 Update 2 or newer" with no nvcc in the log
+  (microsoft/STL#2359: clang++ compiling a .cu file; ROCm/HIPIFY#336: hipify-clang's tests): the check's first form
+  misreads clang's CUDA mode, which both threads judged no listed cause.  Windows only: the recorded logs.
 """
 
 from __future__ import annotations
@@ -112,6 +118,9 @@ from .conftest import assert_named_by, build_python_module, cmake_configure_fail
             "numpy_abi_mismatch",
             "numpy-dtype-size",
         ),
+        ("jit-spikingjelly-plif-ninja-not-available.log", "dev", "ninja_missing", "ninja-required-cpp-extension"),
+        ("build-clang-cuda-msvc-2022-preview-stl1002-unexpected-cuda-version.log", "holdout", "unknown", None),
+        ("build-hipify-tests-windows-vs1610-stl1002-unexpected-cuda-version.log", "dev", "unknown", None),
     ],
 )
 def test_logs_named_by_the_new_rows(name: str, split: str, cause: str, signature: str | None) -> None:
@@ -257,3 +266,17 @@ def test_real_verify_ninja_traceback_without_its_error_line(tmp_path: Path) -> N
     assert "Ninja is required" not in cut
     root = diagnose_text(cut).root
     assert (root.cause_id, root.signature) == ("ninja_missing", "ninja-required-cpp-extension")
+
+
+def test_stl_cuda_check_with_nvcc_stays_the_host_compiler() -> None:
+    """The same STL1002 message under nvcc (the log shows nvcc's command) is an nvcc older than the MSVC toolset
+    needs: the row's reading stays first; a later toolset's "expected CUDA 12.4" is that reading without nvcc too."""
+    stl = (
+        "C:\\VS\\VC\\Tools\\MSVC\\14.29.30037\\include\\yvals_core.h(531,2): error STL1002: Unexpected "
+        "compiler version, expected CUDA 10.1 Update 2 or newer."
+    )
+    nvcc = '"C:\\CUDA\\v10.0\\bin\\nvcc.exe" -c ext.cu -o ext.obj'
+    assert diagnose_text(stl).causes[0].cause_id == "unknown"
+    assert diagnose_text(nvcc + "\n" + stl).root.cause_id == "host_compiler_unsupported"
+    newer = stl.replace("10.1 Update 2", "12.4")
+    assert diagnose_text(newer).root.cause_id == "host_compiler_unsupported"

@@ -88,6 +88,7 @@ RULES = (
     _build._same_cuda_twice,
     _build._cuda_arch_without_compiler,
     _windows._old_msvc_without_torch,
+    _windows._stl_cuda_check_without_nvcc,
 )
 
 

@@ -83,3 +83,33 @@ def _old_msvc_without_torch(
         )
         note = "No torch in the log: Visual Studio 2015 compiles plain C/C++ extensions, so its age is not the cause."
     return _unknown_ahead(root, rest, why, fix, note)
+
+
+#: The CUDA release the MSVC STL's CUDA check asked for when it first shipped (Visual Studio 2019 16.10, MSVC
+#: 14.29-14.31's yvals_core.h): later toolsets ask for later releases in the same message.
+_STL_FIRST_CUDA_CHECK = "10.1 Update 2"
+
+
+def _stl_cuda_check_without_nvcc(
+    root: _CauseLike, rest: list[_CauseLike], ctx: LogContext, hits: Sequence[SignatureHit], cause_for: CauseFor
+) -> Verdict:
+    """The MSVC STL's "STL1002: Unexpected compiler version, expected CUDA 10.1 Update 2 or newer" in a log that shows
+    no nvcc: that first form of the check reads nvcc's __CUDACC_VER_* macros whenever __CUDACC__ is defined, so clang
+    compiling CUDA (clang++ on a .cu file, hipify-clang), which defines __CUDACC__ but not nvcc's macros, trips it
+    whatever its CUDA (microsoft/STL#2359, ROCm/HIPIFY#336: both threads judged no listed cause; the workaround is
+    _ALLOW_COMPILER_AND_STL_VERSION_MISMATCH).  With nvcc in the log, an nvcc older than CUDA 10.1 Update 2 under a
+    newer MSVC stays the row's reading."""
+    if root.signature != "msvc-stl-expects-newer-cuda" or root.values.get("cuda") != _STL_FIRST_CUDA_CHECK:
+        return None
+    if ctx.nvcc_seen:
+        return None
+    return _unknown_ahead(
+        root,
+        rest,
+        "The Visual Studio STL's CUDA version check (yvals_core.h, STL1002) fired in a build that shows no nvcc: its "
+        "first form reads nvcc's version macros whenever CUDA code is compiled, so clang compiling CUDA (clang++, "
+        "hipify-clang) trips it whatever the CUDA installed.",
+        "If clang compiles the CUDA code, define _ALLOW_COMPILER_AND_STL_VERSION_MISMATCH (or use a Visual Studio "
+        "whose STL knows clang's CUDA mode); if nvcc does, install CUDA 10.1 Update 2 or newer.",
+        "STL1002 asking for CUDA 10.1 Update 2 with no nvcc in the log: the check misreads clang's CUDA mode.",
+    )
