@@ -45,6 +45,12 @@ After round C's measurement (batches 1257-1267), from round B's held-out misses 
 * The MSVC STL's "STL1002: Unexpected compiler version, expected CUDA 10.1 Update 2 or newer" with no nvcc in the log
   (microsoft/STL#2359: clang++ compiling a .cu file; ROCm/HIPIFY#336: hipify-clang's tests): the check's first form
   misreads clang's CUDA mode, which both threads judged no listed cause.  Windows only: the recorded logs.
+
+After the log-only reading (a held-out log the reader named right and diagnose did not):
+
+* nvcc's "no suitable user-defined conversion from "at::Type" to "c10::IntList" exists" (rusty1s/pytorch_unique#10):
+  torch 0.4's at::Type-based factory call under torch 1.0, the old-aten-type-api row's nvcc form.  torch 1.0's headers
+  are not here: the recorded log.
 """
 
 from __future__ import annotations
@@ -121,6 +127,7 @@ from .conftest import assert_named_by, build_python_module, cmake_configure_fail
         ("jit-spikingjelly-plif-ninja-not-available.log", "dev", "ninja_missing", "ninja-required-cpp-extension"),
         ("build-clang-cuda-msvc-2022-preview-stl1002-unexpected-cuda-version.log", "holdout", "unknown", None),
         ("build-hipify-tests-windows-vs1610-stl1002-unexpected-cuda-version.log", "dev", "unknown", None),
+        ("build-pytorch-unique-pip-torch10-at-type-intlist.log", "holdout", "torch_api_removed", "old-aten-type-api"),
     ],
 )
 def test_logs_named_by_the_new_rows(name: str, split: str, cause: str, signature: str | None) -> None:
