@@ -124,7 +124,7 @@ from .conftest import assert_named_by, build_python_module, cmake_configure_fail
             "numpy_abi_mismatch",
             "numpy-dtype-size",
         ),
-        ("jit-spikingjelly-plif-ninja-not-available.log", "dev", "ninja_missing", "ninja-required-cpp-extension"),
+        ("jit-spikingjelly-plif-ninja-not-available.log", "dev", "ninja_missing", "cpp-extension-verify-ninja-frame"),
         ("build-clang-cuda-msvc-2022-preview-stl1002-unexpected-cuda-version.log", "holdout", "unknown", None),
         ("build-hipify-tests-windows-vs1610-stl1002-unexpected-cuda-version.log", "dev", "unknown", None),
         ("build-pytorch-unique-pip-torch10-at-type-intlist.log", "holdout", "torch_api_removed", "old-aten-type-api"),
@@ -272,7 +272,7 @@ def test_real_verify_ninja_traceback_without_its_error_line(tmp_path: Path) -> N
     cut = "\n".join(lines[: frame + 1])  # the frame is the last line: no source line, no error line
     assert "Ninja is required" not in cut
     root = diagnose_text(cut).root
-    assert (root.cause_id, root.signature) == ("ninja_missing", "ninja-required-cpp-extension")
+    assert (root.cause_id, root.signature) == ("ninja_missing", "cpp-extension-verify-ninja-frame")
 
 
 def test_stl_cuda_check_with_nvcc_stays_the_host_compiler() -> None:
