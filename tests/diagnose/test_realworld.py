@@ -172,7 +172,8 @@ ROWS = tomllib.loads((CORPUS / "index.toml").read_text(encoding="utf-8"))["log"]
 #: (seen) and the calibration: 6401/7505 (85.3%), 53/7505 (0.7%): floor and ceiling unchanged.  Session 58 added
 #: batches 1215-1267 (227 logs, 117 held out, blind, in three rounds: 57/69, 20/27 and 18/21 right at their
 #: measurements, the same with the start's code: benchmarks/eval_diagnose_issue11_session58.txt); after the rows read
-#: from their misses (seen) and the calibration: 6591/7732 (85.2%), 52/7732 (0.7%): floor and ceiling unchanged.
+#: from their misses (seen), the cuda.h rule and the calibration: 6597/7732 (85.3%), 52/7732 (0.7%): floor and
+#: ceiling unchanged.
 ACCURACY_FLOOR = 0.850
 WRONG_HIGH_CEILING = 0.010
 

@@ -19,6 +19,7 @@ The rules live in :mod:`~torchbuild.decisions.diagnose_rules_after_build` (impor
 failures), :mod:`~torchbuild.decisions.diagnose_rules_libraries` (a library not found at import),
 :mod:`~torchbuild.decisions.diagnose_rules_build` (build failures),
 :mod:`~torchbuild.decisions.diagnose_rules_runtime` (a program that failed at run time),
+:mod:`~torchbuild.decisions.diagnose_rules_toolkit` (a CUDA header missing: no toolkit, or a toolkit without it),
 :mod:`~torchbuild.decisions.diagnose_rules_windows` (setuptools' [WinError 2], an old Visual Studio's cl.exe) and
 :mod:`~torchbuild.decisions.diagnose_rules_install` (what pip's and uv's resolvers printed);
 :data:`RULES` alone orders them.
@@ -35,6 +36,7 @@ from . import diagnose_rules_build as _build
 from . import diagnose_rules_install as _install
 from . import diagnose_rules_libraries as _libs
 from . import diagnose_rules_runtime as _runtime
+from . import diagnose_rules_toolkit as _toolkit
 from . import diagnose_rules_windows as _windows
 from .diagnose_context import ContextCollector, LogContext
 from .diagnose_rules_common import UNDECIDED_CAP, SignatureHit, _CauseLike
@@ -83,6 +85,7 @@ RULES = (
     _after._package_without_its_module,
     _windows._build_program_not_found_windows,
     _build._cuda_home_list,
+    _toolkit._driver_header_without_toolkit,
     _build._relocation_without_gpu,
     _build._cudnn_version_unread,
     _build._same_cuda_twice,
