@@ -329,3 +329,16 @@ def test_real_cuda_h_missing_without_a_toolkit(tmp_path: Path) -> None:
     assert diagnose_text(triton).root.cause_id == "cuda_toolkit_incomplete"
     with_nvcc = "/usr/local/cuda/bin/nvcc -c kernel.cu -o kernel.o\n" + own
     assert diagnose_text(with_nvcc).root.cause_id == "cuda_toolkit_incomplete"
+
+
+def test_hint_field_values() -> None:
+    """A signature row's ``hint`` is false, true or "alone" (a hint that explains only a log with no error of its
+    own); any other value is refused with the values allowed, and the collect_env row is an "alone" hint."""
+    from torchbuild.decisions.diagnose.signatures import hint_kind, load_signatures
+
+    assert [hint_kind(v) for v in (False, True, "alone")] == ["", "hint", "alone"]
+    with pytest.raises(ValueError, match='use false, true or "alone"'):
+        hint_kind("sometimes")
+    row = next(s for s in load_signatures() if s.id == "collect-env-torch-built-without-cuda")
+    assert row.hint and row.alone
+    assert not any(s.alone for s in load_signatures() if s.id != row.id)

@@ -36,10 +36,6 @@ SURVIVED_CAP = 0.5
 #: Hints that are pip's own stage line ("Getting requirements to build wheel ... error"): they say which PEP 517
 #: hook failed, not why, so a more specific hint in the output pip quotes after the error is preferred.
 PIP_STAGE_HINTS = frozenset({"pep517-get-requires-failed"})
-#: Hints read from an environment report (torch.utils.collect_env's "CUDA used to build PyTorch: Could not collect"):
-#: they explain a log that shows no error of its own, never an error they do not name (an issue's template puts the
-#: report below whatever failed: pytorch/vision's KeyError 'cxx' above a CPU-only nightly's report).
-ALONE_HINTS = frozenset({"collect-env-torch-built-without-cuda"})
 
 
 #: The note of a cause read from a line's plain words (:mod:`.concepts`).
@@ -152,7 +148,8 @@ class Diagnoser(Scanner):
                 near = [
                     h
                     for h in self.hints
-                    if first.line - HINT_BEFORE <= h.line < end and (h.sig is None or h.sig.id not in ALONE_HINTS)
+                    # a hint of an environment report (Signature.alone) explains only a log with no error
+                    if first.line - HINT_BEFORE <= h.line < end and (h.sig is None or not h.sig.alone)
                 ]
                 if near:
                     # the closest hint before the first error, else a fallback reading of the error line

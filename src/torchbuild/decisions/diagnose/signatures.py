@@ -41,6 +41,9 @@ class Signature:
         found``): it never becomes the first error, and names the cause only when the
         log's first error matched nothing (at most :data:`HINT_CAP`, or
         :data:`HINT_ALONE_CAP` when the log has no error at all).
+    :param alone: a hint that explains only a log with no error of its own (``hint = "alone"`` in the row): a line of
+        an environment report (torch.utils.collect_env's), which an issue's template puts below whatever failed, so it
+        never reads an error it does not name.
     """
 
     id: str
@@ -56,6 +59,7 @@ class Signature:
     examples: tuple[str, ...] = ()
     hint: bool = False
     header: str = ""
+    alone: bool = False
 
     @property
     def compiled(self) -> tuple[re.Pattern[str], ...]:
@@ -173,6 +177,25 @@ def fill_fragments(pattern: str, fragments: Mapping[str, str]) -> str:
     return _FRAGMENT.sub(one, pattern) if "{{" in pattern else pattern
 
 
+#: The values of a signature row's ``hint`` field: false (an error line), true (a hint) or "alone" (a hint that only
+#: explains a log with no error of its own, :attr:`Signature.alone`).
+HINT_VALUES = (False, True, "alone")
+
+
+def hint_kind(value: object) -> str:
+    """What a row's ``hint`` field says: ``""`` (not a hint: false), ``"hint"`` (true) or ``"alone"``.
+
+    :raises ValueError: for any other value, naming the ones allowed (:data:`HINT_VALUES`).
+    """
+    if value is False:
+        return ""
+    if value is True:
+        return "hint"
+    if value == "alone":
+        return "alone"
+    raise ValueError(f'hint = {value!r}: use false, true or "alone" (a hint that explains only a log with no error)')
+
+
 @functools.lru_cache(maxsize=1)
 def load_signatures() -> tuple[Signature, ...]:
     """All signatures, highest priority first: the rows of ``signatures/`` and those
@@ -205,7 +228,8 @@ def load_signatures() -> tuple[Signature, ...]:
                     priority=int(row.get("priority", 0)),
                     defaults=dict(row.get("defaults", {})),
                     examples=tuple(row.get("examples", ())),
-                    hint=bool(row.get("hint", False)),
+                    hint=hint_kind(row.get("hint", False)) != "",
+                    alone=hint_kind(row.get("hint", False)) == "alone",
                 )
             )
         except (KeyError, TypeError, ValueError, re.error) as exc:
