@@ -358,7 +358,7 @@ def test_dev_logs_keep_their_cause_when_the_tools_speak_another_language(lang):
             "cuda_toolkit_incomplete",
         ),  # es: ASCII translations (Arpitaggarwal/gabor_cnn, the corpus' Spanish log)
         (
-            "x.cpp:1:10: schwerwiegender Fehler: cuda.h: Datei oder Verzeichnis nicht gefunden",
+            "x.cpp:1:10: schwerwiegender Fehler: cublas_v2.h: Datei oder Verzeichnis nicht gefunden",
             "cuda_toolkit_incomplete",
         ),
         ("x.cpp:1:10: erreur fatale: Python.h: Aucun fichier ou dossier de ce type", "python_headers_missing"),  # fr
@@ -369,6 +369,15 @@ def test_translated_messages_are_read_in_english(line, cause):
     knowledge/data/localized.toml) name the same cause as the English line."""
     d = diagnose_text(line)
     assert d.root.cause_id == cause and stated(d.root)
+
+
+def test_translated_cuda_h_reads_as_the_english_line():
+    """German GCC's "cuda.h: Datei oder Verzeichnis nicht gefunden" gives the causes and confidences of the English
+    line, a reasoning rule included (cuda.h with no nvcc in the log: no toolkit found first, both undecided)."""
+    german = diagnose_text("x.cpp:1:10: schwerwiegender Fehler: cuda.h: Datei oder Verzeichnis nicht gefunden")
+    english = diagnose_text("x.cpp:1:10: fatal error: cuda.h: No such file or directory")
+    assert [(c.cause_id, c.confidence) for c in german.causes] == [(c.cause_id, c.confidence) for c in english.causes]
+    assert german.root.cause_id == "cuda_toolkit_not_found"
 
 
 def test_a_cmake_message_matched_only_when_joined_is_a_signature_hit_for_the_reasoning():
