@@ -20,7 +20,8 @@ failures), :mod:`~torchbuild.decisions.diagnose_rules_libraries` (a library not 
 :mod:`~torchbuild.decisions.diagnose_rules_build` (build failures),
 :mod:`~torchbuild.decisions.diagnose_rules_runtime` (a program that failed at run time),
 :mod:`~torchbuild.decisions.diagnose_rules_toolkit` (a CUDA header missing: no toolkit, or a toolkit without it),
-:mod:`~torchbuild.decisions.diagnose_rules_windows` (setuptools' [WinError 2], an old Visual Studio's cl.exe) and
+:mod:`~torchbuild.decisions.diagnose_rules_windows` (setuptools' [WinError 2], an old Visual Studio's cl.exe, the
+STL's CUDA check under clang) and
 :mod:`~torchbuild.decisions.diagnose_rules_install` (what pip's and uv's resolvers printed);
 :data:`RULES` alone orders them.
 Every rule names its source (the issue threads of tests/diagnose/realworld or the tool whose

@@ -1,6 +1,7 @@
 """Reasoning rules for Windows builds (pure): setuptools' "[WinError 2]" when build_ext starts a program that is not
-on PATH (the compiler, outside a Visual Studio developer prompt), and an old Visual Studio's cl.exe that failed where
-the log shows no torch, or where cl itself rejected a GCC-only flag.  Each rule takes the root cause, the other causes,
+on PATH (the compiler, outside a Visual Studio developer prompt), an old Visual Studio's cl.exe that failed where
+the log shows no torch, or where cl itself rejected a GCC-only flag, and the MSVC STL's first CUDA version check
+(STL1002) tripped by clang compiling CUDA.  Each rule takes the root cause, the other causes,
 the log's context and its signature hits and returns the new cause list with notes, or None (the shape of
 :mod:`torchbuild.decisions.diagnose_rules_build`)."""
 
