@@ -169,4 +169,4 @@ def _hit_first(
     why = _hit_cause(hits, cause_for, lambda h: h.signature == hit)
     if why is None:
         return None
-    return [why, _cap(root, UNDECIDED_CAP), *(c for c in rest if c.signature != hit)], [note.format(line=why.line)]
+    return _first_ahead(why, root, [c for c in rest if c.signature != hit], note.format(line=why.line))

@@ -281,12 +281,13 @@ class Scanner:
         if self._ipy_listing or body[0] == "-":
             # an IPython traceback's source lines are code (its arrow line, then the numbered lines after it)
             arrow = _IPY_ARROW.match(body)
-            if arrow and body[arrow.end() :].lstrip().startswith(("from ", "import ")):
+            code = body[arrow.end() :].lstrip() if arrow else ""
+            if code.startswith(("from ", "import ")):
                 # the import the frame stopped on is read as a plain traceback's source line is ("    from torch._six
                 # import container_abcs" above Python 3.6's bare "cannot import name 'container_abcs'":
                 # huggingface/pytorch-image-models#420, issue 11 batch 1231 held-out, read after the measurement)
                 self._ipy_listing = True
-                body = body[arrow.end() :].lstrip()
+                body = code
             elif arrow or (self._ipy_listing and not gap and _IPY_LISTED.match(body)):
                 self._ipy_listing = True
                 if arrow and " raise " in body and len(self.hints) < MAX_HINTS and (hit := self._match_sigs(body)):

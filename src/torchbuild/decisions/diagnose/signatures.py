@@ -177,15 +177,11 @@ def fill_fragments(pattern: str, fragments: Mapping[str, str]) -> str:
     return _FRAGMENT.sub(one, pattern) if "{{" in pattern else pattern
 
 
-#: The values of a signature row's ``hint`` field: false (an error line), true (a hint) or "alone" (a hint that only
-#: explains a log with no error of its own, :attr:`Signature.alone`).
-HINT_VALUES = (False, True, "alone")
-
-
 def hint_kind(value: object) -> str:
-    """What a row's ``hint`` field says: ``""`` (not a hint: false), ``"hint"`` (true) or ``"alone"``.
+    """What a row's ``hint`` field says: ``""`` (false: an error line), ``"hint"`` (true) or ``"alone"`` (a hint that
+    only explains a log with no error of its own, :attr:`Signature.alone`).
 
-    :raises ValueError: for any other value, naming the ones allowed (:data:`HINT_VALUES`).
+    :raises ValueError: for any other value, naming the ones allowed.
     """
     if value is False:
         return ""
@@ -203,8 +199,8 @@ def load_signatures() -> tuple[Signature, ...]:
     (:func:`fill_fragments`).
 
     :raises KnowledgeError: when the file is missing, a row lacks a field, a cause id is
-        empty or a pattern names an unknown fragment (a pattern that does not compile
-        raises it on first use).
+        empty, a ``hint`` is not false, true or "alone" (:func:`hint_kind`) or a pattern names an
+        unknown fragment (a pattern that does not compile raises it on first use).
     """
     fragments = load("signatures").get("meta", {}).get("fragments", {})
     out = []
@@ -215,6 +211,7 @@ def load_signatures() -> tuple[Signature, ...]:
                 pats = [pats]
             # compiled on first use (every one is compiled by the tests)
             pats = tuple(fill_fragments(p, fragments) for p in pats)
+            hint = hint_kind(row.get("hint", False))
             out.append(
                 Signature(
                     id=row["id"],
@@ -228,8 +225,8 @@ def load_signatures() -> tuple[Signature, ...]:
                     priority=int(row.get("priority", 0)),
                     defaults=dict(row.get("defaults", {})),
                     examples=tuple(row.get("examples", ())),
-                    hint=hint_kind(row.get("hint", False)) != "",
-                    alone=hint_kind(row.get("hint", False)) == "alone",
+                    hint=hint != "",
+                    alone=hint == "alone",
                 )
             )
         except (KeyError, TypeError, ValueError, re.error) as exc:
